@@ -1,0 +1,352 @@
+/* ir.h - the layer IR every phase of onnx2hls reads and writes.
+ *
+ * Why this shape: the frontend turns the ONNX protobuf into this IR and frees
+ * the protobuf; passes, the planner and every code generator only ever see
+ * these structs. Tensors and layers live in growable arrays of the graph and
+ * refer to each other by index (never by pointer), so passes can append,
+ * kill and renumber freely and the IR prints and diffs as plain tables.
+ *
+ * Ownership: all strings, shapes, attribute arrays and constant data belong
+ * to the graph's arena and die with ir_graph_free(). Constant tensors may be
+ * backed lazily by the memory-mapped model file (see IrTensor.src); call
+ * ir_tensor_data() to get an aligned, materialized copy.
+ *
+ * Errors: nothing here exits. Problems are collected on an IrDiag (ir/diag.h)
+ * with the ONNX node name they concern, so one run reports all of them.
+ */
+#ifndef ONNX2HLS_IR_H
+#define ONNX2HLS_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+/* ---------------------------------------------------------------- ops */
+
+enum {
+    IR_F_ELEMWISE = 1 << 0,
+    IR_F_FOLD_ONLY = 1 << 1,
+    IR_F_NO_DATA = 1 << 2,
+    IR_F_ACCEL = 1 << 3,
+};
+
+typedef enum {
+#define OP(id, name, family, flags) IR_OP_##id,
+#include "ops.def"
+#undef OP
+    IR_OP_COUNT
+} IrOp;
+
+const char *ir_op_name(IrOp op);    /* ONNX op_type, e.g. "Conv" */
+const char *ir_op_family(IrOp op);  /* file stem, e.g. "conv" */
+unsigned ir_op_flags(IrOp op);
+/* IR_OP_COUNT when op_type is not in ops.def */
+IrOp ir_op_lookup(const char *onnx_op_type);
+
+/* ---------------------------------------------------------- data types */
+
+/* Numbering follows onnx.proto TensorProto.DataType so values pass through. */
+typedef enum {
+    IR_DT_UNDEF = 0,
+    IR_DT_FLOAT = 1,
+    IR_DT_UINT8 = 2,
+    IR_DT_INT8 = 3,
+    IR_DT_UINT16 = 4,
+    IR_DT_INT16 = 5,
+    IR_DT_INT32 = 6,
+    IR_DT_INT64 = 7,
+    IR_DT_STRING = 8,
+    IR_DT_BOOL = 9,
+    IR_DT_FLOAT16 = 10,
+    IR_DT_DOUBLE = 11,
+    IR_DT_UINT32 = 12,
+    IR_DT_UINT64 = 13,
+    IR_DT_BFLOAT16 = 16,
+} IrDType;
+
+/* bytes per element, 0 for UNDEF/STRING and unknown codes */
+size_t ir_dtype_size(IrDType dt);
+const char *ir_dtype_name(IrDType dt);
+
+/* ------------------------------------------------------------- tensors */
+
+#define IR_MAX_RANK 8
+
+typedef enum {
+    IR_T_ACT = 0,   /* produced by a layer at run time */
+    IR_T_INPUT,     /* graph input fed by the user */
+    IR_T_CONST,     /* initializer or folded constant: data known at compile time */
+} IrTensorKind;
+
+/* Quantization parameters of a tensor (int8/uint8/int16/dfxp).
+ * Valid when IrTensor.quant != NULL. axis < 0: per tensor (n == 1);
+ * otherwise per channel along axis with n entries. real = scale*(q - zero). */
+typedef struct {
+    int axis;
+    int n;
+    float *scale;
+    int32_t *zero;
+    int bits;       /* storage width: 8, 12, 14, 16 */
+    int frac_bits;  /* dynamic fixed point: scale == 2^-frac_bits; else INT32_MIN */
+} IrQuant;
+
+typedef struct {
+    const char *name;       /* ONNX value name (unique in the graph) */
+    IrDType dtype;
+    int rank;               /* -1 while unknown */
+    int64_t dims[IR_MAX_RANK];
+    IrTensorKind kind;
+    bool is_output;         /* graph output */
+    int producer;           /* layer index, -1 for inputs and constants */
+    /* valid when kind == IR_T_CONST: */
+    const uint8_t *src;     /* raw little-endian bytes, maybe unaligned (mapped file) */
+    void *data;             /* aligned materialized copy, NULL until ir_tensor_data() */
+    IrQuant *quant;         /* NULL: not quantized */
+} IrTensor;
+
+/* Number of elements; -1 when the rank or a dim is unknown; saturates at
+ * INT64_MAX on overflow (callers reject such shapes). */
+int64_t ir_tensor_numel(const IrTensor *t);
+size_t ir_tensor_nbytes(const IrTensor *t);
+
+/* -------------------------------------------------------------- layers */
+
+/* Spatial ranks handled: 1..3. 2-D is the accelerator's case. */
+#define IR_MAX_SPATIAL 3
+
+typedef enum {
+    IR_CONV_STANDARD = 0,  /* group == 1, kernel > 1x1 */
+    IR_CONV_POINTWISE,     /* group == 1, 1x1 kernel */
+    IR_CONV_DEPTHWISE,     /* group == C_in == C_out/multiplier */
+    IR_CONV_GROUPED,       /* 1 < group < C_in */
+} IrConvClass;
+
+typedef struct {
+    int nsp;                          /* spatial dims */
+    int64_t kernel[IR_MAX_SPATIAL];
+    int64_t stride[IR_MAX_SPATIAL];
+    int64_t dilation[IR_MAX_SPATIAL];
+    int64_t pad_begin[IR_MAX_SPATIAL];
+    int64_t pad_end[IR_MAX_SPATIAL];
+    int64_t out_pad[IR_MAX_SPATIAL]; /* ConvTranspose output_padding */
+    int64_t group;
+    IrConvClass cls;
+} IrConvAttr;
+
+typedef struct {
+    int nsp;
+    int64_t kernel[IR_MAX_SPATIAL];
+    int64_t stride[IR_MAX_SPATIAL];
+    int64_t dilation[IR_MAX_SPATIAL];
+    int64_t pad_begin[IR_MAX_SPATIAL];
+    int64_t pad_end[IR_MAX_SPATIAL];
+    bool ceil_mode;
+    bool count_include_pad;
+} IrPoolAttr;
+
+/* Activation, standalone (unary ops) or fused into a producer's epilogue.
+ * alpha/beta meaning: CLIP min/max; LEAKY_RELU, ELU alpha; HARD_SIGMOID
+ * alpha*x+beta; others unused. */
+typedef enum {
+    IR_ACT_NONE = 0,
+    IR_ACT_RELU,
+    IR_ACT_CLIP,
+    IR_ACT_LEAKY_RELU,
+    IR_ACT_PRELU,       /* slope tensor: IrLayer.act_slope */
+    IR_ACT_SIGMOID,
+    IR_ACT_HARD_SIGMOID,
+    IR_ACT_HARD_SWISH,
+    IR_ACT_SILU,        /* x*sigmoid(x) */
+    IR_ACT_TANH,
+    IR_ACT_ELU,
+} IrActKind;
+
+typedef struct {
+    IrActKind kind;
+    float alpha, beta;
+} IrAct;
+
+typedef struct {
+    bool trans_a, trans_b;
+    float alpha, beta;
+} IrGemmAttr;
+
+typedef struct {
+    int64_t axis;        /* Concat, Split, Softmax, Flatten, Gather, Q/DQ */
+    int n_split;         /* Split: number of outputs with their sizes */
+    int64_t *split;
+} IrAxisAttr;
+
+typedef struct {
+    int n;               /* Transpose: rank; Squeeze/Unsqueeze/Reduce: count */
+    int64_t perm[IR_MAX_RANK];  /* Transpose perm, or the axes list */
+    bool keepdims;       /* Reduce* */
+} IrAxesAttr;
+
+typedef struct {         /* Slice, with constant starts/ends/axes/steps resolved */
+    int n;
+    int64_t axes[IR_MAX_RANK], starts[IR_MAX_RANK], ends[IR_MAX_RANK], steps[IR_MAX_RANK];
+} IrSliceAttr;
+
+typedef enum { IR_PAD_CONSTANT = 0, IR_PAD_REFLECT, IR_PAD_EDGE } IrPadMode;
+
+typedef struct {
+    IrPadMode mode;
+    int64_t begin[IR_MAX_RANK], end[IR_MAX_RANK]; /* per axis of the input rank */
+    float value;
+} IrPadAttr;
+
+typedef enum { IR_RESIZE_NEAREST = 0, IR_RESIZE_LINEAR, IR_RESIZE_CUBIC } IrResizeMode;
+typedef enum {
+    IR_CT_HALF_PIXEL = 0, IR_CT_ASYMMETRIC, IR_CT_ALIGN_CORNERS,
+    IR_CT_PYTORCH_HALF_PIXEL, IR_CT_TF_CROP_AND_RESIZE, IR_CT_HALF_PIXEL_SYMMETRIC,
+} IrCoordMode;
+typedef enum {
+    IR_NEAREST_ROUND_PREFER_FLOOR = 0, IR_NEAREST_ROUND_PREFER_CEIL,
+    IR_NEAREST_FLOOR, IR_NEAREST_CEIL,
+} IrNearestMode;
+
+typedef struct {
+    IrResizeMode mode;
+    IrCoordMode coord;
+    IrNearestMode nearest;
+    float cubic_a;
+    float scale[IR_MAX_RANK]; /* per axis, output/input, as used for coordinates */
+} IrResizeAttr;
+
+typedef struct {
+    float epsilon;       /* BatchNormalization */
+} IrNormAttr;
+
+typedef struct {
+    IrDType to;          /* Cast target */
+} IrCastAttr;
+
+/* Which attr member is valid, by op:
+ *   conv:    CONV, CONV_TRANSPOSE
+ *   pool:    MAXPOOL, AVGPOOL (GLOBAL_* leave it zeroed)
+ *   act:     the unary activations (also LayerAct for fused epilogues below)
+ *   gemm:    GEMM (MATMUL: trans false, alpha = beta = 1)
+ *   axis:    CONCAT, SPLIT, SOFTMAX, LOG_SOFTMAX, FLATTEN, GATHER,
+ *            QUANTIZE_LINEAR, DEQUANTIZE_LINEAR
+ *   axes:    TRANSPOSE, SQUEEZE, UNSQUEEZE, REDUCE_*
+ *   slice:   SLICE
+ *   pad:     PAD
+ *   resize:  RESIZE, UPSAMPLE
+ *   norm:    BATCHNORM
+ *   cast:    CAST
+ *   none:    everything else */
+typedef union {
+    IrConvAttr conv;
+    IrPoolAttr pool;
+    IrAct act;
+    IrGemmAttr gemm;
+    IrAxisAttr axis;
+    IrAxesAttr axes;
+    IrSliceAttr slice;
+    IrPadAttr pad;
+    IrResizeAttr resize;
+    IrNormAttr norm;
+    IrCastAttr cast;
+} IrAttr;
+
+/* Precision a layer computes in (set by the quantize pass). */
+typedef enum {
+    IR_PREC_FLOAT = 0,
+    IR_PREC_INT8,
+    IR_PREC_INT16,
+    IR_PREC_DFXP,        /* dynamic fixed point, width in IrLayer.bits */
+} IrPrecision;
+
+#define IR_MAX_IO 32
+
+typedef struct {
+    IrOp op;
+    const char *name;        /* ONNX node name (generated "<op>_<n>" if empty) */
+    const char *origin;      /* all ONNX node names folded into this layer, comma separated */
+    int n_in, n_out;
+    int in[IR_MAX_IO];       /* tensor indices; -1 for an omitted optional input */
+    int out[IR_MAX_IO];
+    IrAttr attr;
+    /* fused epilogue (passes/fuse_*.c): applied to the op's result in order
+     * residual add, then activation. -1 / IR_ACT_NONE when absent. */
+    int residual;            /* tensor added before the activation */
+    IrAct act;
+    int act_slope;           /* PRelu slope tensor when act.kind == IR_ACT_PRELU */
+    IrPrecision prec;
+    int bits;
+    bool dead;               /* removed by a pass; compacted by ir_graph_compact() */
+} IrLayer;
+
+/* -------------------------------------------------------------- graph */
+
+typedef struct IrArena IrArena;
+
+typedef struct {
+    const char *path;        /* model file, for messages */
+    int64_t ir_version;
+    int64_t opset;           /* default-domain opset */
+    const char *producer;
+    IrArena *arena;
+    IrTensor *tensors;
+    int n_tensors, cap_tensors;
+    IrLayer *layers;         /* in topological order */
+    int n_layers, cap_layers;
+    int inputs[IR_MAX_IO];   /* graph inputs (non-constant), tensor indices */
+    int n_inputs;
+    int outputs[IR_MAX_IO];
+    int n_outputs;
+    void *mapping;           /* the mapped model file backing IrTensor.src, or NULL */
+    size_t mapping_len;
+} IrGraph;
+
+IrGraph *ir_graph_new(const char *path);
+void ir_graph_free(IrGraph *g);
+
+void *ir_alloc(IrGraph *g, size_t n);           /* zeroed, 64-byte aligned, never NULL (aborts only on OOM) */
+char *ir_strdup(IrGraph *g, const char *s);
+char *ir_sprintf(IrGraph *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Add a tensor; returns its index. name must be unique (caller checks with
+ * ir_tensor_find). */
+int ir_tensor_add(IrGraph *g, const char *name, IrDType dt, int rank, const int64_t *dims);
+int ir_tensor_find(const IrGraph *g, const char *name);  /* -1 if absent */
+/* A new constant owning a zeroed aligned buffer of numel*size bytes. */
+int ir_const_add(IrGraph *g, const char *name, IrDType dt, int rank, const int64_t *dims, void **data_out);
+/* Aligned data of a constant (materialized from src on first use), NULL for non-constants. */
+void *ir_tensor_data(IrGraph *g, int t);
+
+/* Add a layer at the end; returns its index. */
+int ir_layer_add(IrGraph *g, IrOp op, const char *name);
+/* Number of consumers of tensor t among live layers (+1 if a graph output). */
+int ir_tensor_uses(const IrGraph *g, int t);
+/* Remove dead layers and unreferenced tensors, renumbering indices. */
+void ir_graph_compact(IrGraph *g);
+
+/* ----------------------------------------------------- layer analysis */
+
+/* Per-layer figures for inspect and the planner (ir/analyze.c). */
+typedef struct {
+    int64_t macs;            /* multiply-accumulates per inference */
+    int64_t params;          /* weight + bias elements */
+    int64_t weight_reuse;    /* times each weight is used per inference (Ho*Wo for conv) */
+    int64_t input_reuse;     /* times each input element is read (F*K*K/stride^2 for conv) */
+    int64_t ifm_elems, ofm_elems, weight_elems;
+} IrLayerStats;
+
+void ir_layer_stats(const IrGraph *g, int layer, IrLayerStats *st);
+/* "conv", "dwconv", "pwconv", "gconv", "fc", "pool", "eltwise", ... for tables */
+const char *ir_layer_kind_name(const IrGraph *g, int layer);
+
+/* ------------------------------------------------- printing, checking */
+
+#include <stdio.h>
+void ir_print_text(const IrGraph *g, FILE *f);
+void ir_print_json(const IrGraph *g, FILE *f);
+/* Structural checks (indices in range, producers, topological order,
+ * shapes known for live tensors, attr sanity). Reports on d; returns 0 if ok. */
+int ir_verify(const IrGraph *g, IrDiag *d);
+
+#endif
