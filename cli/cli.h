@@ -1,8 +1,19 @@
-/* cli.h - subcommands of the onnx2hls driver, one file each (cli/cmd_*.c).
- * Each takes argv with argv[0] = the command name and returns the exit code. */
+/* cli.h - subcommands of the onnx2hls driver, one file each (cli/cmd_*.c),
+ * and the option helpers they share (cli/args.c). Each command takes argv
+ * with argv[0] = the command name and returns the exit code:
+ * 0 ok, 1 verification failed, 2 bad input or usage. */
 #ifndef ONNX2HLS_CLI_H
 #define ONNX2HLS_CLI_H
 
+#include "frontend/frontend.h"
+
 int cmd_inspect(int argc, char **argv);
+
+/* --input-shape NAME=d0,d1,... appended to opt; -1 (message printed) if bad */
+int cli_add_input_shape(FeOptions *opt, const char *spec);
+/* float|int8|int16|dfxp8|dfxp12|dfxp14|dfxp16; -1 (message printed) if unknown */
+int cli_parse_precision(const char *s, IrPrecision *prec, int *bits);
+/* the value after option argv[*i], advancing *i; NULL (message printed) if missing */
+const char *cli_value(int argc, char **argv, int *i);
 
 #endif

@@ -1,0 +1,133 @@
+/* analyze.c - per-layer figures (MACs, parameters, reuse, feature-map sizes)
+ * shared by `inspect`, the planner's cost model and the reports, so the three
+ * never disagree about what a layer costs.
+ *
+ * Conventions: MACs count the multiply-accumulates of conv, conv-transpose,
+ * Gemm and MatMul only (the usual figure quoted for CNNs); other layers have
+ * macs == 0 but still report their feature-map sizes. Reuse figures are per
+ * inference: weight_reuse = uses of each weight (Ho*Wo*N for a conv, M for a
+ * Gemm), input_reuse = MACs / input elements. */
+#include "ir.h"
+
+#include <string.h>
+
+static int64_t numel_or0(const IrGraph *g, int t)
+{
+    if (t < 0 || t >= g->n_tensors)
+        return 0;
+    int64_t n = ir_tensor_numel(&g->tensors[t]);
+    return n < 0 ? 0 : n;
+}
+
+static int64_t spatial(const IrTensor *t)
+{
+    int64_t n = 1;
+    for (int i = 2; i < t->rank; i++)
+        n *= t->dims[i] < 0 ? 0 : t->dims[i];
+    return n;
+}
+
+static void conv_stats(const IrGraph *g, const IrLayer *L, IrLayerStats *st)
+{
+    const IrTensor *x = &g->tensors[L->in[0]], *y = &g->tensors[L->out[0]];
+    const IrConvAttr *a = &L->attr.conv;
+    int64_t k = 1;
+    for (int i = 0; i < a->nsp; i++)
+        k *= a->kernel[i];
+    int64_t n = x->rank > 0 ? x->dims[0] : 1;
+    int64_t group = a->group > 0 ? a->group : 1;
+    if (L->op == IR_OP_CONV) {
+        int64_t cin = x->rank > 1 ? x->dims[1] / group : 0;
+        st->macs = numel_or0(g, L->out[0]) * cin * k;
+        st->weight_reuse = n * spatial(y);
+    } else { /* transposed: every input element meets F/G * K taps */
+        int64_t fo = y->rank > 1 ? y->dims[1] / group : 0;
+        st->macs = numel_or0(g, L->in[0]) * fo * k;
+        st->weight_reuse = n * spatial(x);
+    }
+}
+
+static void gemm_stats(const IrGraph *g, const IrLayer *L, IrLayerStats *st)
+{
+    const IrTensor *a = &g->tensors[L->in[0]], *b = &g->tensors[L->in[1]];
+    if (a->rank < 1 || b->rank < 1)
+        return;
+    int64_t k;
+    if (L->op == IR_OP_GEMM)
+        k = L->attr.gemm.trans_a ? a->dims[0] : a->dims[a->rank - 1];
+    else
+        k = a->dims[a->rank - 1];
+    int64_t ny = numel_or0(g, L->out[0]);
+    st->macs = ny * k;
+    int64_t ncols = b->rank >= 2 ? (L->op == IR_OP_GEMM && L->attr.gemm.trans_b ? b->dims[0] : b->dims[b->rank - 1]) : 1;
+    st->weight_reuse = ncols > 0 ? ny / ncols : 0;
+}
+
+void ir_layer_stats(const IrGraph *g, int layer, IrLayerStats *st)
+{
+    memset(st, 0, sizeof *st);
+    const IrLayer *L = &g->layers[layer];
+    for (int i = 0; i < L->n_in; i++) {
+        int t = L->in[i];
+        if (t < 0)
+            continue;
+        if (g->tensors[t].kind == IR_T_CONST)
+            st->weight_elems += numel_or0(g, t);
+        else
+            st->ifm_elems += numel_or0(g, t);
+    }
+    if (L->residual >= 0)
+        st->ifm_elems += numel_or0(g, L->residual);
+    if (L->act_slope >= 0)
+        st->weight_elems += numel_or0(g, L->act_slope);
+    for (int i = 0; i < L->n_out; i++)
+        st->ofm_elems += numel_or0(g, L->out[i]);
+    if (L->op == IR_OP_CONV || L->op == IR_OP_CONV_TRANSPOSE)
+        conv_stats(g, L, st);
+    else if ((L->op == IR_OP_GEMM || L->op == IR_OP_MATMUL) && L->n_in >= 2)
+        gemm_stats(g, L, st);
+    /* parameters are the learned values: weights, bias, BN statistics,
+     * PRelu slopes; shape-operand constants (Reshape's shape) are not */
+    switch (L->op) {
+    case IR_OP_CONV: case IR_OP_CONV_TRANSPOSE: case IR_OP_GEMM: case IR_OP_MATMUL:
+    case IR_OP_BATCHNORM: case IR_OP_PRELU:
+        st->params = st->weight_elems;
+        break;
+    default:
+        st->params = L->act_slope >= 0 ? numel_or0(g, L->act_slope) : 0;
+        break;
+    }
+    if (st->ifm_elems > 0)
+        st->input_reuse = st->macs / st->ifm_elems;
+}
+
+const char *ir_layer_kind_name(const IrGraph *g, int layer)
+{
+    const IrLayer *L = &g->layers[layer];
+    switch (L->op) {
+    case IR_OP_CONV:
+        switch (L->attr.conv.cls) {
+        case IR_CONV_STANDARD: return "conv";
+        case IR_CONV_POINTWISE: return "pwconv";
+        case IR_CONV_DEPTHWISE: return "dwconv";
+        case IR_CONV_GROUPED: return "gconv";
+        }
+        return "conv";
+    case IR_OP_CONV_TRANSPOSE: return "deconv";
+    case IR_OP_GEMM: return "fc";
+    case IR_OP_MATMUL:
+        return (L->n_in >= 2 && L->in[1] >= 0 && g->tensors[L->in[1]].kind == IR_T_CONST) ? "fc" : "matmul";
+    case IR_OP_BATCHNORM: return "bn";
+    case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: return "pool";
+    case IR_OP_GLOBAL_AVGPOOL: case IR_OP_GLOBAL_MAXPOOL: return "gpool";
+    default: break;
+    }
+    const char *fam = ir_op_family(L->op);
+    if (!strcmp(fam, "unary"))
+        return "act";
+    if (!strcmp(fam, "binary"))
+        return "eltwise";
+    if (!strcmp(fam, "shape"))
+        return "layout";
+    return fam;
+}
