@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# make_refs.sh - regenerates the bundled sample models and their ONNX Runtime
+# reference outputs (samples/NAME.onnx, NAME.in.f32, NAME.ref.f32).
+# Needs Debian's python3-onnx and onnxruntime-node (scripts/setup.sh --ort).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+export NODE_PATH="${ONNX2HLS_ORT_NODE_PATH:-$root/node_modules}"
+cd "$here"
+/usr/bin/python3 make_samples.py . | while read -r name dims; do
+  node "$root/tests/tools/ort_run.js" "$name.onnx" "$name.in.f32" "$dims" "$name.ref.f32" > /dev/null
+  echo "$name $dims -> $name.ref.f32"
+done
