@@ -118,6 +118,10 @@ const char *ir_layer_kind_name(const IrGraph *g, int layer)
     case IR_OP_MATMUL:
         return (L->n_in >= 2 && L->in[1] >= 0 && g->tensors[L->in[1]].kind == IR_T_CONST) ? "fc" : "matmul";
     case IR_OP_BATCHNORM: return "bn";
+    case IR_OP_MUL:
+        if (L->se)
+            return "se";
+        break;
     case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: return "pool";
     case IR_OP_GLOBAL_AVGPOOL: case IR_OP_GLOBAL_MAXPOOL: return "gpool";
     default: break;

@@ -277,6 +277,10 @@ typedef struct {
     int act_slope;           /* PRelu slope tensor when act.kind == IR_ACT_PRELU */
     IrPrecision prec;
     int bits;
+    /* MUL only (passes/mark_se.c): squeeze-excite channel scale; in[0] is the
+     * feature map [N,C,H,W], in[1] its per-channel scale [N,C,1,1] computed
+     * from in[0] (global pool, 1x1 convs, sigmoid-like act). */
+    bool se;
     bool dead;               /* removed by a pass; compacted by ir_graph_compact() */
 } IrLayer;
 
