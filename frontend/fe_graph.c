@@ -1,0 +1,565 @@
+/* fe_graph.c - GraphProto -> IrGraph: initializers, inputs (with their
+ * dynamic dims bound), nodes in topological order through their importers,
+ * outputs.
+ *
+ * Why one place: this is where names become indices and where the rules
+ * that hold for every op live: an unsupported or broken node poisons its
+ * outputs (so consumers are skipped rather than reported again) and import
+ * goes on, so one run lists every problem; constant nodes are folded;
+ * outputs are checked against what the file declares. */
+#include "fe_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The importer of each op, by its family in ops.def. */
+static const FeImportFn importers[IR_OP_COUNT] = {
+#define OP(id, name, family, flags) [IR_OP_##id] = fe_import_##family,
+#include "ir/ops.def"
+#undef OP
+};
+
+static void *xmalloc0(size_t n)
+{
+    void *p = calloc(n ? n : 1, 1);
+    if (!p) {
+        fprintf(stderr, "onnx2hls: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+int fe_poison(FeCtx *c, const char *name)
+{
+    if (!name || !*name || fe_map_get(&c->names, name) >= 0)
+        return -1;
+    int t = ir_tensor_add(c->g, name, IR_DT_UNDEF, 0, NULL);
+    c->g->tensors[t].rank = -1;
+    fe_map_put(&c->names, c->g->tensors[t].name, t);
+    return t;
+}
+
+int fe_act_tensor(FeCtx *c, const char *name, IrDType dt, int rank, const int64_t *dims)
+{
+    int t = ir_tensor_add(c->g, name, dt, rank, dims);
+    fe_map_put(&c->names, c->g->tensors[t].name, t);
+    return t;
+}
+
+int fe_emit_layer(FeCtx *c, IrOp op, const char *name, const int *in, int n_in, const int *out,
+                  int n_out, const IrAttr *attr)
+{
+    int l = ir_layer_add(c->g, op, name);
+    IrLayer *L = &c->g->layers[l];
+    L->n_in = n_in;
+    L->n_out = n_out;
+    for (int i = 0; i < n_in; i++)
+        L->in[i] = in[i];
+    for (int i = 0; i < n_out; i++) {
+        L->out[i] = out[i];
+        if (out[i] >= 0)
+            c->g->tensors[out[i]].producer = l;
+    }
+    if (attr)
+        L->attr = *attr;
+    return l;
+}
+
+/* ------------------------------------------------------- initializers */
+
+static int find_raw_init(const FeCtx *c, int k, int *cursor)
+{
+    /* refs are in file order, so initializer refs come sorted by index */
+    const FeRawRefs *r = c->raw;
+    while (*cursor < r->n && (r->v[*cursor].init < 0 || r->v[*cursor].init < k))
+        (*cursor)++;
+    return *cursor < r->n && r->v[*cursor].init == k ? *cursor : -1;
+}
+
+static void import_initializers(FeCtx *c, const Onnx__GraphProto *gp)
+{
+    int cursor = 0;
+    for (size_t k = 0; k < gp->n_initializer; k++) {
+        const Onnx__TensorProto *tp = gp->initializer[k];
+        if (!tp->name || !*tp->name) {
+            fe_err(c, NULL, "initializer #%zu has no name", k);
+            continue;
+        }
+        if (fe_map_get(&c->names, tp->name) >= 0) {
+            fe_err(c, NULL, "initializer '%s' is defined twice", tp->name);
+            continue;
+        }
+        int ri = find_raw_init(c, (int)k, &cursor);
+        const uint8_t *raw = ri >= 0 ? c->map + c->raw->v[ri].off : NULL;
+        size_t raw_len = ri >= 0 ? c->raw->v[ri].len : 0;
+        fe_tensor_from_proto(c, NULL, tp, tp->name, raw, raw_len);
+    }
+    if (gp->n_sparse_initializer)
+        fe_err(c, NULL, "the graph has %zu sparse initializers; sparse tensors are not supported",
+               gp->n_sparse_initializer);
+}
+
+/* -------------------------------------------------------------- inputs */
+
+static const FeInputShape *option_for(const FeCtx *c, const char *name, bool first)
+{
+    if (!c->opt)
+        return NULL;
+    for (int i = 0; i < c->opt->n_shapes; i++) {
+        const FeInputShape *s = &c->opt->shapes[i];
+        if ((s->name[0] && strcmp(s->name, name) == 0) || (!s->name[0] && first))
+            return s;
+    }
+    return NULL;
+}
+
+/* Append " axis A ('param')" for each dim left dynamic to buf. */
+static int list_dynamic(const Onnx__TensorShapeProto *sh, char *buf, size_t cap)
+{
+    int n = 0;
+    size_t len = 0;
+    for (size_t k = 0; k < sh->n_dim; k++) {
+        const Onnx__TensorShapeProto__Dimension *d = sh->dim[k];
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+            continue;
+        const char *param = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                                    d->dim_param && *d->dim_param ? d->dim_param : "?";
+        int w = snprintf(buf + len, len < cap ? cap - len : 0, "%saxis %zu ('%s')", n ? ", " : "",
+                         k, param);
+        if (w > 0)
+            len += (size_t)w;
+        n++;
+    }
+    return n;
+}
+
+/* Dims of a graph input from the file and the --input-shape options. */
+static int input_dims(FeCtx *c, const Onnx__ValueInfoProto *vi, const Onnx__TensorShapeProto *sh,
+                      const FeInputShape *os, int *rank, int64_t *dims)
+{
+    if (os) {
+        if (sh && (int)sh->n_dim != os->rank)
+            return fe_err(c, NULL, "--input-shape for '%s' has %d dims but the input has rank %zu",
+                          vi->name, os->rank, sh->n_dim);
+        for (int k = 0; sh && k < os->rank; k++) {
+            const Onnx__TensorShapeProto__Dimension *d = sh->dim[k];
+            if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                d->dim_value != os->dims[k])
+                return fe_err(c, NULL, "--input-shape for '%s' sets axis %d to %lld but the model fixes it to %lld",
+                              vi->name, k, (long long)os->dims[k], (long long)d->dim_value);
+        }
+        *rank = os->rank;
+        memcpy(dims, os->dims, sizeof(int64_t) * (size_t)os->rank);
+        return 0;
+    }
+    if (!sh)
+        return fe_err(c, NULL, "input '%s' has no shape; give it with --input-shape %s=D0,D1,...",
+                      vi->name, vi->name);
+    if (sh->n_dim > IR_MAX_RANK)
+        return fe_err(c, NULL, "input '%s' has rank %zu; at most %d is supported", vi->name,
+                      sh->n_dim, IR_MAX_RANK);
+    char buf[512];
+    if (list_dynamic(sh, buf, sizeof buf) > 0)
+        return fe_err(c, NULL, "input '%s' has unbound dynamic dims: %s; bind them with --input-shape %s=D0,D1,...",
+                      vi->name, buf, vi->name);
+    *rank = (int)sh->n_dim;
+    for (int k = 0; k < *rank; k++)
+        dims[k] = sh->dim[k]->dim_value;
+    return 0;
+}
+
+static void import_input(FeCtx *c, const Onnx__ValueInfoProto *vi, bool first)
+{
+    const Onnx__TypeProto *tp = vi->type;
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
+        fe_err(c, NULL, "input '%s' is not a tensor; only tensor inputs are supported", vi->name);
+        fe_poison(c, vi->name);
+        return;
+    }
+    IrDType dt = tp->tensor_type->has_elem_type ? (IrDType)tp->tensor_type->elem_type : IR_DT_UNDEF;
+    int rank = 0;
+    int64_t dims[IR_MAX_RANK];
+    if (ir_dtype_size(dt) == 0) {
+        fe_err(c, NULL, "input '%s' has unsupported element type %d", vi->name, (int)dt);
+        fe_poison(c, vi->name);
+        return;
+    }
+    if (input_dims(c, vi, tp->tensor_type->shape, option_for(c, vi->name, first), &rank, dims) < 0 ||
+        fe_check_shape(c, NULL, vi->name, dt, rank, dims) < 0) {
+        fe_poison(c, vi->name);
+        return;
+    }
+    int t = fe_act_tensor(c, vi->name, dt, rank, dims);
+    c->g->tensors[t].kind = IR_T_INPUT;
+    if (c->g->n_inputs == IR_MAX_IO) {
+        fe_err(c, NULL, "more than %d graph inputs", IR_MAX_IO);
+        return;
+    }
+    c->g->inputs[c->g->n_inputs++] = t;
+}
+
+static void import_inputs(FeCtx *c, const Onnx__GraphProto *gp)
+{
+    bool first = true;
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        if (!vi->name || !*vi->name) {
+            fe_err(c, NULL, "graph input #%zu has no name", i);
+            continue;
+        }
+        int t = fe_map_get(&c->names, vi->name);
+        if (t >= 0 && c->g->tensors[t].kind != IR_T_INPUT)
+            continue; /* an initializer listed as input: a weight */
+        if (t >= 0) {
+            fe_err(c, NULL, "graph input '%s' is listed twice", vi->name);
+            continue;
+        }
+        import_input(c, vi, first);
+        first = false;
+    }
+    /* every --input-shape must name a real input */
+    for (int i = 0; c->opt && i < c->opt->n_shapes; i++) {
+        const char *nm = c->opt->shapes[i].name;
+        int t = nm[0] ? fe_map_get(&c->names, nm) : 0;
+        if (nm[0] && (t < 0 || c->g->tensors[t].kind == IR_T_CONST))
+            fe_err(c, NULL, "--input-shape names '%s', which is not a graph input", nm);
+    }
+}
+
+/* ---------------------------------------------------------- node order */
+
+/* Indices of the nodes in an order where every value is produced before
+ * use. ONNX requires the file order to be one; sort when it is not, and
+ * report nodes caught in cycles. Returns the count placed in order[]. */
+static size_t node_order(FeCtx *c, const Onnx__GraphProto *gp, int *order)
+{
+    size_t nn = gp->n_node;
+    FeMap prod;
+    fe_map_init(&prod, nn * 2);
+    for (size_t i = nn; i-- > 0;)
+        for (size_t o = 0; o < gp->node[i]->n_output; o++)
+            if (gp->node[i]->output[o][0])
+                fe_map_put(&prod, gp->node[i]->output[o], (int)i);
+    bool sorted = true;
+    for (size_t i = 0; i < nn && sorted; i++)
+        for (size_t k = 0; k < gp->node[i]->n_input; k++) {
+            int p = gp->node[i]->input[k][0] ? fe_map_get(&prod, gp->node[i]->input[k]) : -1;
+            if (p >= (int)i && fe_map_get(&c->names, gp->node[i]->input[k]) < 0)
+                sorted = false;
+        }
+    size_t placed = 0;
+    if (sorted) {
+        for (size_t i = 0; i < nn; i++)
+            order[placed++] = (int)i;
+        fe_map_free(&prod);
+        return placed;
+    }
+    /* Kahn's algorithm over producer edges */
+    int *indeg = xmalloc0(nn * sizeof(int));
+    char *done = xmalloc0(nn);
+    for (size_t i = 0; i < nn; i++)
+        for (size_t k = 0; k < gp->node[i]->n_input; k++) {
+            const char *nm = gp->node[i]->input[k];
+            if (nm[0] && fe_map_get(&c->names, nm) < 0 && fe_map_get(&prod, nm) >= 0)
+                indeg[i]++;
+        }
+    size_t head = 0;
+    for (size_t i = 0; i < nn; i++)
+        if (!indeg[i]) {
+            order[placed++] = (int)i;
+            done[i] = 1;
+        }
+    for (; head < placed; head++) {
+        const Onnx__NodeProto *np = gp->node[order[head]];
+        for (size_t o = 0; o < np->n_output; o++) {
+            if (!np->output[o][0] || fe_map_get(&prod, np->output[o]) != order[head])
+                continue;
+            for (size_t i = 0; i < nn; i++) /* consumers */
+                for (size_t k = 0; k < gp->node[i]->n_input && !done[i]; k++)
+                    if (strcmp(gp->node[i]->input[k], np->output[o]) == 0 &&
+                        fe_map_get(&c->names, np->output[o]) < 0 && --indeg[i] == 0) {
+                        order[placed++] = (int)i;
+                        done[i] = 1;
+                    }
+        }
+    }
+    if (placed < nn) {
+        char buf[512];
+        size_t len = 0;
+        int shown = 0;
+        for (size_t i = 0; i < nn; i++) {
+            if (done[i] || shown == 8)
+                continue;
+            const Onnx__NodeProto *np = gp->node[i];
+            int w = snprintf(buf + len, sizeof buf - len, "%s'%s' (%s)", shown ? ", " : "",
+                             np->name && *np->name ? np->name : "?", np->op_type ? np->op_type : "?");
+            if (w > 0 && (size_t)w < sizeof buf - len)
+                len += (size_t)w;
+            shown++;
+        }
+        fe_err(c, NULL, "the graph has a cycle: %zu nodes depend on their own outputs, among them %s",
+               nn - placed, buf);
+    } else {
+        fe_warn(c, NULL, "nodes are not in topological order (as ONNX requires); imported in sorted order");
+    }
+    free(indeg);
+    free(done);
+    fe_map_free(&prod);
+    return placed;
+}
+
+/* --------------------------------------------------------------- nodes */
+
+static bool default_domain(const char *d)
+{
+    return !d || !*d || strcmp(d, "ai.onnx") == 0;
+}
+
+static void poison_outputs(FeCtx *c, const FeNode *n)
+{
+    for (int i = 0; i < n->n_out; i++)
+        if (n->out_t[i] < 0)
+            fe_poison(c, n->pb->output[i]);
+}
+
+/* Resolve input names. 1: all known; 0: some input is poisoned (skip
+ * quietly); -1: an undefined name (reported). */
+static int resolve_inputs(FeCtx *c, FeNode *n)
+{
+    int st = 1;
+    for (int i = 0; i < n->n_in; i++) {
+        const char *nm = n->pb->input[i];
+        n->in[i] = -1;
+        if (!nm[0])
+            continue;
+        int t = fe_map_get(&c->names, nm);
+        if (t < 0) {
+            fe_err(c, n, "input '%s' is not produced by any node, initializer or graph input", nm);
+            st = -1;
+            continue;
+        }
+        n->in[i] = t;
+        if (c->g->tensors[t].rank < 0 && st > 0)
+            st = 0;
+    }
+    return st;
+}
+
+static int check_outputs_unique(FeCtx *c, FeNode *n)
+{
+    for (int i = 0; i < n->n_out; i++) {
+        const char *nm = n->pb->output[i];
+        if (!nm[0])
+            continue;
+        if (fe_map_get(&c->names, nm) >= 0)
+            return fe_err(c, n, "output '%s' is already defined (by another node, an initializer or a graph input)",
+                          nm);
+        for (int k = 0; k < i; k++)
+            if (strcmp(n->pb->output[k], nm) == 0)
+                return fe_err(c, n, "output '%s' is listed twice", nm);
+    }
+    return 0;
+}
+
+/* Outputs still to be created must have a known, sane shape. */
+static int check_out_shapes(FeCtx *c, FeNode *n)
+{
+    for (int i = 0; i < n->n_out; i++) {
+        if (n->out_t[i] >= 0 || !n->pb->output[i][0])
+            continue;
+        if (ir_dtype_size(n->out[i].dtype) == 0)
+            return fe_err(c, n, "output '%s': no data type inferred", n->pb->output[i]);
+        if (fe_check_shape(c, n, n->pb->output[i], n->out[i].dtype, n->out[i].rank,
+                           n->out[i].dims) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static bool all_inputs_const(FeCtx *c, const FeNode *n)
+{
+    for (int i = 0; i < n->n_in; i++)
+        if (n->in[i] >= 0 && !fe_is_const(c, n->in[i]))
+            return false;
+    return true;
+}
+
+static void make_layer(FeCtx *c, FeNode *n)
+{
+    int out[IR_MAX_IO], n_out = 0;
+    for (int i = 0; i < n->n_out; i++) {
+        out[i] = -1;
+        const char *nm = n->pb->output[i];
+        if (n->out_t[i] >= 0) {
+            out[i] = n->out_t[i];
+        } else if (nm[0]) {
+            IrTensor *o = &n->out[i];
+            out[i] = fe_act_tensor(c, nm, o->dtype, o->rank, o->dims);
+            c->g->tensors[out[i]].quant = o->quant;
+        }
+        if (out[i] >= 0)
+            n_out = i + 1;
+    }
+    fe_emit_layer(c, n->op, n->name, n->in, n->n_keep, out, n_out, &n->attr);
+}
+
+static void bind_importer_outputs(FeCtx *c, FeNode *n)
+{
+    for (int i = 0; i < n->n_out; i++)
+        if (n->out_t[i] >= 0 && n->pb->output[i][0] &&
+            fe_map_get(&c->names, n->pb->output[i]) != n->out_t[i])
+            fe_map_put(&c->names, n->pb->output[i], n->out_t[i]);
+}
+
+/* Run the importer, then fold or add the layer. */
+static void convert_node(FeCtx *c, FeNode *n)
+{
+    if (importers[n->op](c, n) < 0) {
+        poison_outputs(c, n);
+        return;
+    }
+    bind_importer_outputs(c, n);
+    if (n->done)
+        return;
+    if (check_out_shapes(c, n) < 0) {
+        poison_outputs(c, n);
+        return;
+    }
+    bool pending = false;
+    for (int i = 0; i < n->n_out; i++)
+        pending |= n->out_t[i] < 0 && n->pb->output[i][0];
+    if (!pending)
+        return;
+    if (!n->no_fold && all_inputs_const(c, n)) {
+        int r = fe_fold(c, n);
+        if (r != 0) {
+            if (r < 0)
+                poison_outputs(c, n);
+            return;
+        }
+    }
+    if (ir_op_flags(n->op) & IR_F_FOLD_ONLY) {
+        fe_err(c, n, "could not be evaluated at compile time (its inputs are not all constant); this op is only supported as shape arithmetic");
+        poison_outputs(c, n);
+        return;
+    }
+    make_layer(c, n);
+}
+
+static void import_node(FeCtx *c, int idx, const Onnx__NodeProto *np)
+{
+    FeNode n;
+    memset(&n, 0, sizeof n);
+    n.pb = np;
+    n.idx = idx;
+    n.op_type = np->op_type ? np->op_type : "";
+    n.name = np->name && *np->name ? np->name : ir_sprintf(c->g, "%s_%d", n.op_type, idx);
+    n.opset = c->opset;
+    n.op = ir_op_lookup(n.op_type);
+    for (int i = 0; i < IR_MAX_IO; i++)
+        n.out_t[i] = -1;
+    if (np->n_input > IR_MAX_IO || np->n_output > IR_MAX_IO) {
+        fe_err(c, &n, "has %zu inputs and %zu outputs; at most %d of each are supported",
+               np->n_input, np->n_output, IR_MAX_IO);
+        n.n_out = np->n_output > IR_MAX_IO ? IR_MAX_IO : (int)np->n_output;
+        poison_outputs(c, &n);
+        return;
+    }
+    n.n_in = (int)np->n_input;
+    n.n_out = (int)np->n_output;
+    n.n_keep = n.n_in;
+    if (!default_domain(np->domain) || n.op == IR_OP_COUNT) {
+        fe_err(c, &n, "unsupported operator '%s' (domain '%s', opset %lld)", n.op_type,
+               default_domain(np->domain) ? "ai.onnx" : np->domain, (long long)c->opset);
+        c->n_unsupported++;
+        poison_outputs(c, &n);
+        return;
+    }
+    if (check_outputs_unique(c, &n) < 0)
+        return; /* the names stay bound to their first definition */
+    int st = resolve_inputs(c, &n);
+    if (st <= 0 || n.n_out == 0) {
+        if (st > 0)
+            fe_err(c, &n, "has no outputs");
+        poison_outputs(c, &n);
+        return;
+    }
+    convert_node(c, &n);
+}
+
+/* ------------------------------------------------------------- outputs */
+
+static void check_declared(FeCtx *c, const Onnx__ValueInfoProto *vi, const IrTensor *t)
+{
+    const Onnx__TypeProto *tp = vi->type;
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+        return;
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    if (tt->has_elem_type && tt->elem_type != 0 && tt->elem_type != (int32_t)t->dtype)
+        fe_err(c, NULL, "graph output '%s' is declared %s but computes %s", vi->name,
+               ir_dtype_name((IrDType)tt->elem_type), ir_dtype_name(t->dtype));
+    const Onnx__TensorShapeProto *sh = tt->shape;
+    if (!sh)
+        return;
+    if ((int)sh->n_dim != t->rank) {
+        fe_err(c, NULL, "graph output '%s' is declared with rank %zu but computes rank %d",
+               vi->name, sh->n_dim, t->rank);
+        return;
+    }
+    for (int k = 0; k < t->rank; k++) {
+        const Onnx__TensorShapeProto__Dimension *d = sh->dim[k];
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+            d->dim_value != t->dims[k]) {
+            fe_err(c, NULL, "graph output '%s' is declared with dim %lld on axis %d but computes %lld",
+                   vi->name, (long long)d->dim_value, k, (long long)t->dims[k]);
+            return;
+        }
+    }
+}
+
+static void import_outputs(FeCtx *c, const Onnx__GraphProto *gp)
+{
+    if (gp->n_output == 0)
+        fe_err(c, NULL, "the graph has no outputs");
+    for (size_t i = 0; i < gp->n_output; i++) {
+        const Onnx__ValueInfoProto *vi = gp->output[i];
+        int t = vi->name && *vi->name ? fe_map_get(&c->names, vi->name) : -1;
+        if (t < 0) {
+            fe_err(c, NULL, "graph output '%s' is not produced by any node", vi->name ? vi->name : "");
+            continue;
+        }
+        IrTensor *T = &c->g->tensors[t];
+        if (T->rank < 0)
+            continue; /* its producer already failed */
+        check_declared(c, vi, T);
+        if (T->is_output)
+            continue;
+        T->is_output = true;
+        if (c->g->n_outputs == IR_MAX_IO) {
+            fe_err(c, NULL, "more than %d graph outputs", IR_MAX_IO);
+            continue;
+        }
+        c->g->outputs[c->g->n_outputs++] = t;
+    }
+}
+
+/* --------------------------------------------------------------- graph */
+
+int fe_import_graph(FeCtx *c, const Onnx__GraphProto *gp)
+{
+    fe_map_init(&c->names, gp->n_initializer + gp->n_input + 2 * gp->n_node + 16);
+    import_initializers(c, gp);
+    import_inputs(c, gp);
+    int *order = xmalloc0(gp->n_node * sizeof(int));
+    size_t placed = node_order(c, gp, order);
+    for (size_t i = 0; i < placed; i++)
+        import_node(c, order[i], gp->node[order[i]]);
+    free(order);
+    import_outputs(c, gp);
+    if (c->n_unsupported)
+        diag_add(c->d, DIAG_NOTE, c->path, NULL, NULL,
+                 "%d node%s use%s operators onnx2hls does not support", c->n_unsupported,
+                 c->n_unsupported == 1 ? "" : "s", c->n_unsupported == 1 ? "s" : "");
+    fe_map_free(&c->names);
+    return c->d->n_errors ? -1 : 0;
+}

@@ -1,0 +1,87 @@
+/* fe_map.c - string -> int hash map for tensor names during import.
+ *
+ * Why: ir_tensor_find() is a linear scan, fine for passes but quadratic over
+ * the thousands of names a real model resolves at import. Open addressing
+ * with FNV-1a; keys are borrowed (arena or protobuf strings that outlive the
+ * map), so the map owns only its two arrays. */
+#include "fe_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz);
+    if (!p) {
+        fprintf(stderr, "onnx2hls: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+void fe_map_init(FeMap *m, size_t expected)
+{
+    size_t cap = 64;
+    while (cap < expected * 2)
+        cap *= 2;
+    m->cap = cap;
+    m->n = 0;
+    m->keys = xcalloc(cap, sizeof *m->keys);
+    m->vals = xcalloc(cap, sizeof *m->vals);
+}
+
+void fe_map_free(FeMap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t slot_of(const FeMap *m, const char *key)
+{
+    size_t i = (size_t)hash_str(key) & (m->cap - 1);
+    while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static void grow(FeMap *m)
+{
+    FeMap old = *m;
+    fe_map_init(m, old.cap);
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.keys[i])
+            fe_map_put(m, old.keys[i], old.vals[i]);
+    free(old.keys);
+    free(old.vals);
+}
+
+void fe_map_put(FeMap *m, const char *key, int val)
+{
+    if ((m->n + 1) * 2 > m->cap)
+        grow(m);
+    size_t i = slot_of(m, key);
+    if (!m->keys[i]) {
+        m->keys[i] = key;
+        m->n++;
+    }
+    m->vals[i] = val;
+}
+
+int fe_map_get(const FeMap *m, const char *key)
+{
+    if (!m->cap)
+        return -1;
+    size_t i = slot_of(m, key);
+    return m->keys[i] ? m->vals[i] : -1;
+}
