@@ -76,16 +76,15 @@ typedef struct {
     int KH, KW, SH, SW, DH, DW;
     int PT, PL, PB, PR;     /* pads top, left, bottom, right */
     int G;                  /* groups */
-    int w_raw;              /* 1: w passed in ONNX layout although packed_size > 0
-                               (weights not constant); 0 (default): w packed */
 } O2hConv2d;
 
 /* Weights may be repacked once at init into a kernel-friendly layout.
  * o2h_conv2d_packed_size: floats needed (0 = use ONNX layout [F][C/G][KH][KW] as is). */
 size_t o2h_conv2d_packed_size(const O2hConv2d *p);
 void o2h_conv2d_pack(const O2hConv2d *p, const float *w_onnx, float *w_packed);
-/* Scratch floats the forward call needs (e.g. im2col panel; with w_raw it
- * also covers packing the weights on the fly). */
+/* Scratch floats the forward call needs (e.g. im2col panel).
+ * Weights that are not constants (a graph input or computed tensor) are
+ * packed at run time, before each call, into a buffer of packed_size floats. */
 size_t o2h_conv2d_scratch_size(const O2hConv2d *p);
 /* w: packed weights if packed_size > 0, else ONNX layout. bias may be NULL. */
 void o2h_conv2d_f32(const O2hConv2d *p, const float *x, const float *w, const float *bias,
@@ -105,10 +104,10 @@ typedef struct {
     int trans_a, trans_b;
     float alpha, beta;
     int c_rows, c_cols;     /* 0,0: no C */
-    int b_raw;              /* 1: b passed in ONNX layout (not constant, not packed);
-                               0 (default): b packed by o2h_gemm_pack_b */
 } O2hGemm;
 
+/* B is always passed packed when packed_size > 0 (currently always); a B that
+ * is not a constant is packed at run time before each call. */
 size_t o2h_gemm_packed_size(const O2hGemm *p);   /* 0: B used as is */
 void o2h_gemm_pack_b(const O2hGemm *p, const float *b, float *b_packed);
 size_t o2h_gemm_scratch_size(const O2hGemm *p);
