@@ -407,7 +407,7 @@ void ir_print_text(const IrGraph *g, FILE *f)
 {
     fprintf(f, "model %s  (ir_version %" PRId64 ", opset %" PRId64 ", producer %s)\n", g->path,
             g->ir_version, g->opset, g->producer ? g->producer : "?");
-    char s1[96], s2[96], s3[32], s4[16], s5[16], s6[16], s7[16], s8[16], s9[16];
+    char s1[96], s2[96], s3[48], s4[24], s5[24], s6[24], s7[24], s8[24], s9[24];
     for (int i = 0; i < g->n_inputs; i++)
         fprintf(f, "input  %s %s [%s]\n", g->tensors[g->inputs[i]].name,
                 ir_dtype_name(g->tensors[g->inputs[i]].dtype), shape_str(&g->tensors[g->inputs[i]], s1, sizeof s1));
