@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh - installs what onnx2hls needs on a Debian machine, then builds it.
 #   scripts/setup.sh [--test] [--ort] [BUILD_DIR]
-# Always: compiler, CMake, protobuf-c, onnx.proto, libclang; --test adds what
+# Always: compiler, CMake, protobuf-c, onnx.proto, libclang, cJSON; --test adds what
 # the test suite uses (ONNX conformance data, aarch64 cross compiler and
 # qemu-user, Chromium for the report check) and builds with ASan+UBSan;
 # --ort installs ONNX Runtime (npm onnxruntime-node) into ./node_modules for
@@ -17,7 +17,7 @@ for a in "$@"; do
     *) build="$a" ;;
   esac
 done
-pkgs=(gcc make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev libclang-dev)
+pkgs=(gcc make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev libclang-dev libcjson-dev)
 if [ "$test" = 1 ]; then
   pkgs+=(libonnx-testdata gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user chromium)
 fi
