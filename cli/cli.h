@@ -8,6 +8,7 @@
 #include "frontend/frontend.h"
 
 int cmd_inspect(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
 
 /* --input-shape NAME=d0,d1,... appended to opt; -1 (message printed) if bad */
 int cli_add_input_shape(FeOptions *opt, const char *spec);

@@ -12,6 +12,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"inspect", cmd_inspect, "print the layers of a model (table or --json)"},
+    {"ops", cmd_ops, "list the supported ONNX operators (--markdown for a table)"},
 };
 
 static void usage(FILE *f)
