@@ -202,7 +202,7 @@ static int dropout(FeCtx *c, FeNode *n, const IrTensor *x)
 static int transpose(FeCtx *c, FeNode *n, const IrTensor *x)
 {
     IrAxesAttr *a = &n->attr.axes;
-    int cnt;
+    int cnt = 0;
     if (fe_attr_ints(c, n, "perm", a->perm, IR_MAX_RANK, &cnt) < 0)
         return -1;
     if (cnt == 0) {
@@ -373,7 +373,7 @@ static int slice_params(FeCtx *c, FeNode *n, const IrTensor *x, int64_t *st, int
 static int slice(FeCtx *c, FeNode *n, const IrTensor *x)
 {
     IrSliceAttr *a = &n->attr.slice;
-    int cnt;
+    int cnt = 0;
     if (slice_params(c, n, x, a->starts, a->ends, a->axes, a->steps, &cnt) < 0)
         return -1;
     int64_t od[IR_MAX_RANK];
