@@ -9,6 +9,8 @@
 
 int cmd_inspect(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 /* --input-shape NAME=d0,d1,... appended to opt; -1 (message printed) if bad */
 int cli_add_input_shape(FeOptions *opt, const char *spec);
@@ -16,5 +18,7 @@ int cli_add_input_shape(FeOptions *opt, const char *spec);
 int cli_parse_precision(const char *s, IrPrecision *prec, int *bits);
 /* the value after option argv[*i], advancing *i; NULL (message printed) if missing */
 const char *cli_value(int argc, char **argv, int *i);
+/* rm -rf path (cli/cmd_compile.c); 0 ok or absent */
+int cli_remove_tree(const char *path);
 
 #endif

@@ -1,0 +1,252 @@
+/* cmd_compile.c - `onnx2hls compile MODEL -o OUT`: load, run the passes,
+ * and emit the requested outputs (today: the host C program, OUT/host).
+ *
+ * Why the temporary folder: a compile that fails half-way (an unsupported
+ * node found by the emitter, a full disk) must not leave a half-written OUT
+ * that a later build or verify would trust. Everything is written into a
+ * sibling folder OUT.tmp-PID and moved into place by rename() only when
+ * complete; an existing OUT keeps its other contents (e.g. hls/) and gets
+ * its host/ replaced.
+ */
+#define _XOPEN_SOURCE 700
+#include "cli.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codegen/host.h"
+#include "passes/passes.h"
+#include "runtime/o2h_rt.h"
+
+static void compile_usage(FILE *f)
+{
+    fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host] [--input-shape NAME=1,3,224,224]...\n"
+               "                        [--embed-weights] [--quiet] [pass options]\n"
+               "  -o OUT           output folder; the host program goes to OUT/host\n"
+               "  --emit LIST      what to generate, comma separated (host)\n"
+               "  --input-shape    bind the dims of a graph input (needed for dynamic dims)\n"
+               "  --embed-weights  weights as const C arrays (weights.c) instead of weights.bin,\n"
+               "                   for targets without a file system\n"
+               "  --quiet          no summary on stdout\n");
+    passes_usage(f);
+}
+
+/* ------------------------------------------------------ file helpers */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+int cli_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* Move tmp/NAME to out/NAME, replacing an older one. */
+static int install_part(const char *tmp, const char *out, const char *name)
+{
+    char from[PATH_MAX], to[PATH_MAX], old[PATH_MAX];
+    snprintf(from, sizeof from, "%s/%s", tmp, name);
+    snprintf(to, sizeof to, "%s/%s", out, name);
+    snprintf(old, sizeof old, "%s/%s.old", tmp, name);
+    if (exists(to) && rename(to, old) != 0)
+        return -1;
+    return rename(from, to);
+}
+
+/* Put the finished tmp folder in place as out. */
+static int install(const char *tmp, const char *out, const char *const *parts, int n)
+{
+    if (!exists(out))
+        return rename(tmp, out);
+    if (!is_dir(out)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (install_part(tmp, out, parts[i]))
+            return -1;
+    return cli_remove_tree(tmp);
+}
+
+/* ----------------------------------------------------------- options */
+
+typedef struct {
+    const char *model, *out;
+    bool host, quiet, embed;
+    FeOptions fe;
+    PassOptions passes;
+} CompileArgs;
+
+static int parse_emit(CompileArgs *a, const char *list)
+{
+    a->host = false;
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == 4 && !strncmp(p, "host", 4)) {
+            a->host = true;
+        } else if (n) {
+            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host)\n",
+                    (int)n, p);
+            return -1;
+        }
+        p = e ? e + 1 : p + n;
+    }
+    if (!a->host) {
+        fprintf(stderr, "onnx2hls compile: --emit names nothing to generate\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* 1: help printed; 0: parsed; -1: usage error (message printed). */
+static int parse_args(int argc, char **argv, CompileArgs *a)
+{
+    memset(a, 0, sizeof *a);
+    a->host = true;
+    passes_options_init(&a->passes);
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i], *v;
+        int r;
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            compile_usage(stdout);
+            return 1;
+        } else if (!strcmp(s, "-o") || !strcmp(s, "--output")) {
+            if (!(a->out = cli_value(argc, argv, &i)))
+                return -1;
+        } else if (!strcmp(s, "--emit")) {
+            if (!(v = cli_value(argc, argv, &i)) || parse_emit(a, v))
+                return -1;
+        } else if (!strncmp(s, "--emit=", 7)) {
+            if (parse_emit(a, s + 7))
+                return -1;
+        } else if (!strcmp(s, "--input-shape")) {
+            if (!(v = cli_value(argc, argv, &i)) || cli_add_input_shape(&a->fe, v))
+                return -1;
+        } else if (!strcmp(s, "--embed-weights")) {
+            a->embed = true;
+        } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
+            a->quiet = true;
+        } else if ((r = passes_parse_option(&a->passes, argc, argv, &i)) != 0) {
+            if (r < 0)
+                return -1;
+        } else if (s[0] == '-' && s[1]) {
+            fprintf(stderr, "onnx2hls compile: unknown option '%s'\n", s);
+            return -1;
+        } else if (a->model) {
+            fprintf(stderr, "onnx2hls compile: more than one model given ('%s', '%s')\n", a->model, s);
+            return -1;
+        } else {
+            a->model = s;
+        }
+    }
+    if (!a->model || !a->out) {
+        fprintf(stderr, "onnx2hls compile: %s\n", !a->model ? "no model given" : "no output folder (-o OUT)");
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- steps */
+
+static IrGraph *load_and_lower(CompileArgs *a, IrDiag *d)
+{
+    IrGraph *g = fe_load_onnx(a->model, &a->fe, d);
+    if (!g || d->n_errors) {
+        ir_graph_free(g);
+        return NULL;
+    }
+    if (passes_run(g, &a->passes, d) || ir_verify(g, d) || d->n_errors) {
+        ir_graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+static void summary(const CompileArgs *a, const CgHostReport *r, double ms)
+{
+    printf("onnx2hls: wrote %s/host (%d runtime calls, %d views aliased, %d layers in place)\n", a->out,
+           r->n_calls, r->n_alias, r->n_inplace);
+    printf("  peak activation memory: %lld bytes (arena; lower bound %lld)\n", (long long)r->arena_bytes,
+           (long long)r->live_bytes);
+    printf("  weights: %lld bytes (%s); repacked weights + kernel scratch: %lld bytes\n",
+           (long long)r->weight_bytes, a->embed ? "weights.c" : "weights.bin", (long long)r->pool_bytes);
+    printf("  compile time: %.3f s\n", ms / 1000.0);
+}
+
+static int emit_all(CompileArgs *a, IrGraph *g, const char *tmp, CgHostReport *rep, IrDiag *d)
+{
+    char path[PATH_MAX], host[PATH_MAX];
+    const char *abs = realpath(a->model, path) ? path : a->model;
+    snprintf(host, sizeof host, "%s/host", tmp);
+    CgHostOptions ho = {abs, a->embed, NULL};
+    return cg_host_emit(g, &ho, host, rep, d);
+}
+
+int cmd_compile(int argc, char **argv)
+{
+    CompileArgs a;
+    int pr = parse_args(argc, argv, &a);
+    if (pr) {
+        if (pr < 0)
+            compile_usage(stderr);
+        return pr > 0 ? 0 : 2;
+    }
+    double t0 = o2h_now_ms();
+    if (exists(a.out) && !is_dir(a.out)) {
+        fprintf(stderr, "onnx2hls compile: %s exists and is not a folder\n", a.out);
+        return 2;
+    }
+    IrDiag d;
+    diag_init(&d);
+    IrGraph *g = load_and_lower(&a, &d);
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", a.out, (long)getpid());
+    CgHostReport rep = {0};
+    int rc = g ? 0 : 2;
+    bool made_tmp = false;
+    if (rc == 0 && mkdir(tmp, 0777)) {
+        fprintf(stderr, "onnx2hls compile: cannot create %s: %s\n", tmp, strerror(errno));
+        rc = 2;
+    }
+    made_tmp = rc == 0;
+    if (rc == 0 && emit_all(&a, g, tmp, &rep, &d))
+        rc = 2;
+    static const char *const parts[] = {"host"};
+    if (rc == 0 && install(tmp, a.out, parts, 1)) {
+        fprintf(stderr, "onnx2hls compile: cannot move the result to %s: %s\n", a.out, strerror(errno));
+        rc = 2;
+    }
+    if (rc && made_tmp)
+        cli_remove_tree(tmp);
+    diag_print(&d, stderr);
+    if (rc == 0 && !a.quiet)
+        summary(&a, &rep, o2h_now_ms() - t0);
+    ir_graph_free(g);
+    diag_free(&d);
+    return rc;
+}

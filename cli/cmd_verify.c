@@ -1,0 +1,592 @@
+/* cmd_verify.c - `onnx2hls verify OUT --input X.f32 [--reference Y.f32]`:
+ * build the generated host program, run it, and compare its outputs with a
+ * reference - given files, or ONNX Runtime run on the original model.
+ *
+ * Why it builds and runs for real: the claim to check is that the emitted
+ * C, compiled by the user's compiler, computes what ONNX Runtime computes.
+ * So the program is built with its own Makefile (system cc, the flags a
+ * user gets) and run as a separate process; nothing of the compiler's
+ * in-memory state takes part.
+ *
+ * Pass rule: max|out - ref| <= tol * max|ref| for each float output (exact
+ * equality for integer outputs). Exit 0 pass, 1 mismatch or failed run,
+ * 2 bad input (missing files, wrong sizes, no reference available).
+ */
+#define _XOPEN_SOURCE 700
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "codegen/host.h"
+
+#define MAX_IO 32
+
+typedef struct {
+    char name[256];
+    char dtype[16];
+    int rank;
+    long long dims[8];
+    long long elems;
+    size_t elem_size;
+} VTensor;
+
+typedef struct {
+    char dir[4096];       /* the host program folder */
+    char model[4096];
+    VTensor in[MAX_IO], out[MAX_IO];
+    int n_in, n_out;
+    bool embedded;
+} VModel;
+
+static void verify_usage(FILE *f)
+{
+    fprintf(f, "usage: onnx2hls verify OUT --input X.f32 [--input ...] [--reference Y.f32]... [--tol 1e-4]\n"
+               "  OUT          a folder written by `onnx2hls compile` (OUT/host is built and run)\n"
+               "  --input      raw little-endian data of each model input, in order\n"
+               "  --reference  expected raw output(s), in order; without it the model is run\n"
+               "               through ONNX Runtime (node + onnxruntime-node; set\n"
+               "               ONNX2HLS_ORT_NODE_PATH to the node_modules holding it)\n"
+               "  --tol T      pass when max|out-ref| <= T * max|ref| (default 1e-4)\n"
+               "  --keep       keep the temporary folder with the outputs\n"
+               "Exit: 0 match, 1 mismatch or the program failed, 2 bad input.\n");
+}
+
+/* ------------------------------------------------------- model.json */
+
+static size_t dtype_size(const char *dt)
+{
+    static const struct {
+        const char *name;
+        size_t size;
+    } t[] = {{"float32", 4}, {"float64", 8}, {"int8", 1},  {"uint8", 1},  {"int16", 2},  {"uint16", 2},
+             {"int32", 4},   {"uint32", 4},  {"int64", 8}, {"uint64", 8}, {"bool", 1}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(dt, t[i].name))
+            return t[i].size;
+    return 0;
+}
+
+/* Parse the JSON string starting at the quote *p into out; returns the
+ * position after the closing quote, NULL on malformed input. */
+static const char *json_str(const char *p, char *out, size_t n)
+{
+    if (*p != '"')
+        return NULL;
+    size_t k = 0;
+    for (p++; *p && *p != '"'; p++) {
+        char c = *p;
+        if (c == '\\') {
+            p++;
+            if (*p == 'u') {
+                unsigned v = 0;
+                if (sscanf(p + 1, "%4x", &v) != 1)
+                    return NULL;
+                c = (char)v;
+                p += 4;
+            } else if (*p == 'n') {
+                c = '\n';
+            } else if (*p) {
+                c = *p;
+            } else {
+                return NULL;
+            }
+        }
+        if (k + 1 < n)
+            out[k++] = c;
+    }
+    out[k] = 0;
+    return *p == '"' ? p + 1 : NULL;
+}
+
+static int parse_tensor(const char *line, VTensor *t)
+{
+    const char *p = strstr(line, "\"name\": ");
+    memset(t, 0, sizeof *t);
+    if (!p || !(p = json_str(p + 8, t->name, sizeof t->name)))
+        return -1;
+    if (!(p = strstr(p, "\"dtype\": ")) || !(p = json_str(p + 9, t->dtype, sizeof t->dtype)))
+        return -1;
+    if (!(p = strstr(p, "\"shape\": [")))
+        return -1;
+    p += 10;
+    t->elems = 1;
+    while (*p && *p != ']' && t->rank < 8) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p)
+            return -1;
+        t->dims[t->rank++] = v;
+        t->elems *= v;
+        p = end;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    t->elem_size = dtype_size(t->dtype);
+    return t->elem_size ? 0 : -1;
+}
+
+static int read_manifest(VModel *m, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[8192];
+    int section = 0, rc = 0;   /* 1 inputs, 2 outputs */
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        const char *p;
+        if ((p = strstr(line, "\"model\": ")) && !json_str(p + 9, m->model, sizeof m->model))
+            rc = -1;
+        if (strstr(line, "\"weights\": \"weights.c\""))
+            m->embedded = true;
+        if (strstr(line, "\"inputs\": ["))
+            section = 1;
+        else if (strstr(line, "\"outputs\": ["))
+            section = 2;
+        else if (section && strstr(line, "{\"name\": ")) {
+            int *n = section == 1 ? &m->n_in : &m->n_out;
+            VTensor *t = section == 1 ? &m->in[*n] : &m->out[*n];
+            if (*n >= MAX_IO || parse_tensor(line, t))
+                rc = -1;
+            else
+                (*n)++;
+        }
+    }
+    fclose(f);
+    return rc == 0 && m->model[0] && m->n_out > 0 ? 0 : -1;
+}
+
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int find_program(VModel *m, const char *out)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/host/model.json", out);
+    if (file_exists(path)) {
+        snprintf(m->dir, sizeof m->dir, "%s/host", out);
+    } else {
+        snprintf(path, sizeof path, "%s/model.json", out);
+        if (!file_exists(path)) {
+            fprintf(stderr, "onnx2hls verify: %s holds no compiled host program (no host/model.json); "
+                            "run `onnx2hls compile MODEL -o %s` first\n", out, out);
+            return -1;
+        }
+        snprintf(m->dir, sizeof m->dir, "%s", out);
+    }
+    if (read_manifest(m, path)) {
+        fprintf(stderr, "onnx2hls verify: %s: not a model.json written by onnx2hls compile\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------- processes */
+
+/* Run argv with stdout and stderr sent to log (NULL: inherited). Returns
+ * the exit status, 128+signal when killed, 127 when it could not start. */
+static int run_cmd(char *const *argv, const char *log, const char *node_path)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        return 127;
+    if (pid == 0) {
+        if (log) {
+            FILE *f = fopen(log, "w");
+            if (!f)
+                _exit(127);
+            dup2(fileno(f), 1);
+            dup2(fileno(f), 2);
+        }
+        if (node_path)
+            setenv("NODE_PATH", node_path, 1);
+        execvp(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return 127;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+static void show_log(const char *log)
+{
+    FILE *f = fopen(log, "r");
+    if (!f)
+        return;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, stderr);
+    fclose(f);
+}
+
+static void *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* ------------------------------------------------------------ steps */
+
+static int build_program(const VModel *m, const char *tmp)
+{
+    char log[4200];
+    snprintf(log, sizeof log, "%s/build.log", tmp);
+    char *argv[] = {"make", "-s", "-C", (char *)m->dir, NULL};
+    int st = run_cmd(argv, log, NULL);
+    if (st != 0) {
+        fprintf(stderr, "onnx2hls verify: building %s failed (make exit %d):\n", m->dir, st);
+        show_log(log);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_program(const VModel *m, const char *tmp, char **inputs)
+{
+    char prog[4200], weights[4200], log[4200];
+    char outs[MAX_IO][4200];
+    char *argv[2 * MAX_IO + 8];
+    int n = 0;
+    snprintf(prog, sizeof prog, "%s/model", m->dir);
+    snprintf(weights, sizeof weights, "%s/weights.bin", m->dir);
+    snprintf(log, sizeof log, "%s/run.log", tmp);
+    argv[n++] = prog;
+    if (!m->embedded) {
+        argv[n++] = "--weights";
+        argv[n++] = weights;
+    }
+    for (int i = 0; i < m->n_out; i++) {
+        snprintf(outs[i], sizeof outs[i], "%s/out%d.bin", tmp, i);
+        argv[n++] = "-o";
+        argv[n++] = outs[i];
+    }
+    for (int i = 0; i < m->n_in; i++)
+        argv[n++] = inputs[i];
+    argv[n] = NULL;
+    int st = run_cmd(argv, log, NULL);
+    if (st != 0) {
+        fprintf(stderr, "onnx2hls verify: %s failed (exit %d):\n", prog, st);
+        show_log(log);
+        return -1;
+    }
+    return 0;
+}
+
+static bool has_ort(const char *dir)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/onnxruntime-node", dir);
+    return file_exists(p);
+}
+
+/* node_modules holding onnxruntime-node: $ONNX2HLS_ORT_NODE_PATH,
+ * ./node_modules, then the source tree's node_modules. */
+static const char *ort_node_path(void)
+{
+    static char buf[4200];
+    const char *e = getenv("ONNX2HLS_ORT_NODE_PATH");
+    if (e && *e)
+        return has_ort(e) ? e : NULL;
+    if (has_ort("node_modules") && realpath("node_modules", buf))
+        return buf;
+#ifdef ONNX2HLS_SOURCE_DIR
+    snprintf(buf, sizeof buf, "%s/node_modules", ONNX2HLS_SOURCE_DIR);
+    if (has_ort(buf))
+        return buf;
+#endif
+    return NULL;
+}
+
+static void shape_arg(const VTensor *t, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "%s:", t->dtype);
+    for (int d = 0; d < t->rank && k < n; d++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? "," : "", t->dims[d]);
+}
+
+/* Reference outputs from ONNX Runtime into tmp/ref<i>.bin. */
+static int run_ort(const VModel *m, const char *tmp, char **inputs, char refs[][4200])
+{
+    const char *np = ort_node_path();
+    char *script = cg_find_data_file("tests/tools/ort_run.js");
+    if (!np || !script) {
+        fprintf(stderr, "onnx2hls verify: no --reference given and ONNX Runtime is not available: %s\n"
+                        "  install it with `npm install --ignore-scripts onnxruntime-node@1.30.0` and set\n"
+                        "  ONNX2HLS_ORT_NODE_PATH to that node_modules, or pass --reference FILE\n",
+                !np ? "onnxruntime-node not found (ONNX2HLS_ORT_NODE_PATH, ./node_modules)"
+                    : "tests/tools/ort_run.js not found (ONNX2HLS_DATA_DIR)");
+        free(script);
+        return -2;
+    }
+    char spec[2 * MAX_IO][300], log[4200];
+    char *argv[6 * MAX_IO + 8];
+    int n = 0;
+    argv[n++] = "node";
+    argv[n++] = script;
+    argv[n++] = (char *)m->model;
+    for (int i = 0; i < m->n_in; i++) {
+        shape_arg(&m->in[i], spec[i], sizeof spec[i]);
+        argv[n++] = "--input";
+        argv[n++] = (char *)m->in[i].name;
+        argv[n++] = spec[i];
+        argv[n++] = inputs[i];
+    }
+    for (int i = 0; i < m->n_out; i++) {
+        snprintf(refs[i], 4200, "%s/ref%d.bin", tmp, i);
+        argv[n++] = "--output";
+        argv[n++] = (char *)m->out[i].name;
+        argv[n++] = refs[i];
+    }
+    argv[n] = NULL;
+    snprintf(log, sizeof log, "%s/ort.log", tmp);
+    int st = run_cmd(argv, log, np);
+    free(script);
+    if (st != 0) {
+        fprintf(stderr, "onnx2hls verify: ONNX Runtime failed on %s (exit %d):\n", m->model, st);
+        show_log(log);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------- compare */
+
+typedef struct {
+    double max_diff, max_ref;
+    long long bad;        /* NaN mismatches or unequal integers */
+} Diff;
+
+static Diff compare(const VTensor *t, const unsigned char *y, const unsigned char *r)
+{
+    Diff d = {0, 0, 0};
+    bool f32 = !strcmp(t->dtype, "float32"), f64 = !strcmp(t->dtype, "float64");
+    for (long long i = 0; i < t->elems; i++) {
+        if (!f32 && !f64) {
+            d.bad += memcmp(y + i * t->elem_size, r + i * t->elem_size, t->elem_size) != 0;
+            continue;
+        }
+        double a, b;
+        if (f32) {
+            float fa, fb;
+            memcpy(&fa, y + i * 4, 4);
+            memcpy(&fb, r + i * 4, 4);
+            a = fa, b = fb;
+        } else {
+            memcpy(&a, y + i * 8, 8);
+            memcpy(&b, r + i * 8, 8);
+        }
+        if (isnan(a) || isnan(b)) {
+            d.bad += isnan(a) != isnan(b);
+            continue;
+        }
+        if (isinf(a) || isinf(b)) {
+            d.bad += a != b;
+            continue;
+        }
+        if (fabs(a - b) > d.max_diff)
+            d.max_diff = fabs(a - b);
+        if (fabs(b) > d.max_ref)
+            d.max_ref = fabs(b);
+    }
+    return d;
+}
+
+/* 0 match, 1 mismatch, 2 bad reference file. */
+static int check_output(const VTensor *t, const char *out, const char *ref, double tol)
+{
+    size_t ny = 0, nr = 0, want = (size_t)t->elems * t->elem_size;
+    unsigned char *y = read_all(out, &ny), *r = read_all(ref, &nr);
+    int rc = 0;
+    if (!r || nr != want) {
+        fprintf(stderr, "onnx2hls verify: reference %s: %s (output '%s' is %zu bytes)\n", ref,
+                r ? "wrong size" : strerror(errno), t->name, want);
+        rc = 2;
+    } else if (!y || ny != want) {
+        fprintf(stderr, "onnx2hls verify: the program wrote %zu bytes for '%s', expected %zu\n", ny,
+                t->name, want);
+        rc = 1;
+    } else {
+        Diff d = compare(t, y, r);
+        rc = d.bad || d.max_diff > tol * d.max_ref ? 1 : 0;
+        printf("output '%s' (%lld values): max abs error %.3g, max |ref| %.4g, relative %.3g "
+               "(tol %g): %s\n", t->name, t->elems, d.max_diff, d.max_ref,
+               d.max_ref > 0 ? d.max_diff / d.max_ref : d.max_diff, tol, rc ? "MISMATCH" : "ok");
+        if (d.bad)
+            printf("  %lld values differ in NaN/inf or (integer outputs) exactly\n", d.bad);
+    }
+    free(y);
+    free(r);
+    return rc;
+}
+
+static int check_inputs(const VModel *m, char **inputs, int n)
+{
+    if (n != m->n_in) {
+        fprintf(stderr, "onnx2hls verify: the model has %d input(s), %d --input given\n", m->n_in, n);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        long long want = m->in[i].elems * (long long)m->in[i].elem_size;
+        if (stat(inputs[i], &st) != 0) {
+            fprintf(stderr, "onnx2hls verify: %s: %s\n", inputs[i], strerror(errno));
+            return -1;
+        }
+        if ((long long)st.st_size != want) {
+            fprintf(stderr, "onnx2hls verify: %s: %lld bytes, but input '%s' (%s, %lld values) needs %lld\n",
+                    inputs[i], (long long)st.st_size, m->in[i].name, m->in[i].dtype, m->in[i].elems, want);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- main */
+
+typedef struct {
+    const char *out;
+    char *inputs[MAX_IO], *refs[MAX_IO];
+    int n_in, n_ref;
+    double tol;
+    bool keep;
+} VerifyArgs;
+
+static int parse_args(int argc, char **argv, VerifyArgs *a)
+{
+    memset(a, 0, sizeof *a);
+    a->tol = 1e-4;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i], *v;
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            verify_usage(stdout);
+            return 1;
+        } else if (!strcmp(s, "--input") || !strcmp(s, "--reference")) {
+            bool in = !strcmp(s, "--input");
+            if (!(v = cli_value(argc, argv, &i)))
+                return -1;
+            if ((in ? a->n_in : a->n_ref) >= MAX_IO) {
+                fprintf(stderr, "onnx2hls verify: too many %s options\n", s);
+                return -1;
+            }
+            if (in)
+                a->inputs[a->n_in++] = (char *)v;
+            else
+                a->refs[a->n_ref++] = (char *)v;
+        } else if (!strcmp(s, "--tol")) {
+            char *end;
+            if (!(v = cli_value(argc, argv, &i)))
+                return -1;
+            a->tol = strtod(v, &end);
+            if (*end || !(a->tol >= 0)) {
+                fprintf(stderr, "onnx2hls verify: bad --tol '%s'\n", v);
+                return -1;
+            }
+        } else if (!strcmp(s, "--keep")) {
+            a->keep = true;
+        } else if (s[0] == '-' && s[1]) {
+            fprintf(stderr, "onnx2hls verify: unknown option '%s'\n", s);
+            return -1;
+        } else if (a->out) {
+            fprintf(stderr, "onnx2hls verify: more than one folder given\n");
+            return -1;
+        } else {
+            a->out = s;
+        }
+    }
+    if (!a->out) {
+        fprintf(stderr, "onnx2hls verify: no compiled folder given\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int verify_run(VerifyArgs *a, VModel *m, const char *tmp)
+{
+    if (check_inputs(m, a->inputs, a->n_in))
+        return 2;
+    if (a->n_ref > m->n_out) {
+        fprintf(stderr, "onnx2hls verify: %d --reference given, the model has %d output(s)\n", a->n_ref,
+                m->n_out);
+        return 2;
+    }
+    static char refs[MAX_IO][4200];
+    int n_cmp = a->n_ref;
+    for (int i = 0; i < a->n_ref; i++)
+        snprintf(refs[i], sizeof refs[i], "%s", a->refs[i]);
+    if (build_program(m, tmp))
+        return 2;
+    if (run_program(m, tmp, a->inputs))
+        return 1;
+    if (n_cmp == 0) {
+        int st = run_ort(m, tmp, a->inputs, refs);
+        if (st)
+            return 2;
+        n_cmp = m->n_out;
+    }
+    int rc = 0;
+    for (int i = 0; i < n_cmp; i++) {
+        char out[4200];
+        snprintf(out, sizeof out, "%s/out%d.bin", tmp, i);
+        int r = check_output(&m->out[i], out, refs[i], a->tol);
+        rc = r > rc ? r : rc;
+    }
+    return rc;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    VerifyArgs a;
+    int pr = parse_args(argc, argv, &a);
+    if (pr) {
+        if (pr < 0)
+            verify_usage(stderr);
+        return pr > 0 ? 0 : 2;
+    }
+    static VModel m;
+    memset(&m, 0, sizeof m);
+    if (find_program(&m, a.out))
+        return 2;
+    char tmp[] = "/tmp/onnx2hls-verify-XXXXXX";
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "onnx2hls verify: cannot create a temporary folder: %s\n", strerror(errno));
+        return 2;
+    }
+    int rc = verify_run(&a, &m, tmp);
+    if (a.keep)
+        printf("outputs kept in %s\n", tmp);
+    else
+        cli_remove_tree(tmp);
+    printf("verify: %s\n", rc == 0 ? "PASS" : rc == 1 ? "FAIL" : "ERROR");
+    return rc;
+}
