@@ -1,0 +1,263 @@
+/* rt_int_core.c - the integer path's arithmetic core: the exact wide
+ * requantization, the float boundaries, and the element-wise kernels
+ * (rescale, lookup table, add, mul, concat).
+ *
+ * Why here: these are the operations whose rounding the numerics contract
+ * pins down (docs/numerics.md); keeping them in one small file makes the
+ * rules easy to audit against the document and the HLS engines. */
+#include "o2h_rt_int.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------ wide requantization */
+
+/* v * m + 2^(sh-1) as a 96-bit value hi * 2^32 + lo (lo in [0, 2^32)),
+ * then floor division by 2^sh. |v| < 2^63, m < 2^31. */
+int64_t o2h_rq64(int64_t v, int32_t m, int sh)
+{
+    const int64_t cap = (int64_t)1 << 62;
+    int64_t vh = o2h_floor_shift(v, 32);                 /* |vh| < 2^31 */
+    uint64_t vl = (uint64_t)(v - vh * ((int64_t)1 << 32)); /* [0, 2^32) */
+    int64_t ph = vh * (int64_t)m;                        /* |ph| < 2^62 */
+    uint64_t pl = vl * (uint64_t)m;                      /* < 2^63 */
+    if (sh > 0)
+        pl += (uint64_t)1 << (sh - 1);                   /* < 2^63 + 2^62 */
+    int64_t hi = ph + (int64_t)(pl >> 32);
+    uint64_t lo = pl & 0xffffffffu;
+    if (sh >= 32)
+        return o2h_floor_shift(hi, sh - 32);
+    /* result = hi * 2^(32-sh) + lo / 2^sh; saturate when hi is too large */
+    int up = 32 - sh;
+    if (hi >= (cap >> up))
+        return cap;
+    if (hi < -(cap >> up))
+        return -cap;
+    return hi * ((int64_t)1 << up) + (int64_t)(lo >> sh);
+}
+
+/* ------------------------------------------------ float boundaries */
+
+/* Round half to even, independent of the FPU rounding mode. */
+static float o2h_round_even(float v)
+{
+    float r = floorf(v), d = v - r;
+    if (d > 0.5f || (d == 0.5f && fmodf(r, 2.0f) != 0.0f))
+        r += 1.0f;
+    return r;
+}
+
+static int32_t o2h_quantize_one(float x, float scale, int32_t zero, int32_t lo, int32_t hi)
+{
+    float v = x / scale;
+    if (v != v)
+        return o2h_clamp32(zero, lo, hi);
+    double r = (double)o2h_round_even(v) + zero;  /* exact: |r| < 2^24 matters only */
+    if (r < lo)
+        return lo;
+    if (r > hi)
+        return hi;
+    return (int32_t)r;
+}
+
+void o2h_quantize_f32_s8(const float *x, int8_t *y, size_t n, float scale, int32_t zero,
+                         int32_t lo, int32_t hi)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (int8_t)o2h_quantize_one(x[i], scale, zero, lo, hi);
+}
+
+void o2h_quantize_f32_s16(const float *x, int16_t *y, size_t n, float scale, int32_t zero,
+                          int32_t lo, int32_t hi)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (int16_t)o2h_quantize_one(x[i], scale, zero, lo, hi);
+}
+
+void o2h_dequantize_s8_f32(const int8_t *x, float *y, size_t n, float scale, int32_t zero)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (float)(x[i] - zero) * scale;
+}
+
+void o2h_dequantize_s16_f32(const int16_t *x, float *y, size_t n, float scale, int32_t zero)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (float)(x[i] - zero) * scale;
+}
+
+/* ------------------------------------------------ element-wise */
+
+void o2h_rescale_s8(const int8_t *x, int8_t *y, size_t n, int32_t x_zero, const O2hRequant *rq)
+{
+    int32_t m = rq->mult[0], z = rq->zero, lo = rq->lo, hi = rq->hi;
+    int sh = rq->shift[0];
+    for (size_t i = 0; i < n; i++)
+        y[i] = (int8_t)o2h_clamp32(z + o2h_rq32(x[i] - x_zero, m, sh), lo, hi);
+}
+
+void o2h_rescale_s16(const int16_t *x, int16_t *y, size_t n, int32_t x_zero, const O2hRequant *rq)
+{
+    int32_t m = rq->mult[0], z = rq->zero, lo = rq->lo, hi = rq->hi;
+    int sh = rq->shift[0];
+    for (size_t i = 0; i < n; i++)
+        y[i] = (int16_t)o2h_clamp32(z + o2h_rq32(x[i] - x_zero, m, sh), lo, hi);
+}
+
+void o2h_lut_s8(const int8_t *x, int8_t *y, size_t n, const int8_t *table)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = table[x[i] + 128];
+}
+
+/* One rounding of the weighted sum (see O2hEltQ); exact in int64 since
+ * |d| < 2^17 and |m| < 2^31. */
+static inline int32_t o2h_add_one(const O2hEltQ *q, int32_t a, int32_t b)
+{
+    int64_t s = (int64_t)(a - q->a_zero) * q->ma + (int64_t)(b - q->b_zero) * q->mb;
+    if (q->shift > 0)
+        s = o2h_floor_shift(s + ((int64_t)1 << (q->shift - 1)), q->shift);
+    return o2h_clamp32(q->zero + s, q->lo, q->hi);
+}
+
+static inline int32_t o2h_mul_one8(const O2hEltQ *q, int32_t a, int32_t b)
+{
+    int64_t p = (int64_t)(a - q->a_zero) * (b - q->b_zero);  /* |p| < 2^16 */
+    return o2h_clamp32(q->zero + o2h_rq32(p, q->ma, q->shift), q->lo, q->hi);
+}
+
+static inline int32_t o2h_mul_one16(const O2hEltQ *q, int32_t a, int32_t b)
+{
+    int64_t p = (int64_t)(a - q->a_zero) * (b - q->b_zero);  /* |p| < 2^34 */
+    return o2h_clamp32(q->zero + o2h_rq64(p, q->ma, q->shift), q->lo, q->hi);
+}
+
+/* Broadcast walk: calls row(a + ia, sa, b + ib, sb, y + iy, n) for each
+ * run of the innermost axis, where sa/sb are 0 (broadcast) or 1. */
+typedef struct {
+    int64_t n_rows, inner, sa, sb;
+    int rank;
+    int64_t as[O2H_MAX_RANK], bs[O2H_MAX_RANK];
+} O2hWalk;
+
+static int64_t o2h_walk_init(const O2hBroadcast *p, O2hWalk *w)
+{
+    int r = p->rank > 0 ? p->rank : 1;
+    int64_t sa = 1, sb = 1;
+    w->rank = r;
+    w->n_rows = 1;
+    for (int i = r - 1; i >= 0; i--) {
+        int64_t yd = p->rank > 0 ? p->y_dims[i] : 1;
+        w->as[i] = (p->rank > 0 && p->a_dims[i] == 1) ? 0 : sa;
+        w->bs[i] = (p->rank > 0 && p->b_dims[i] == 1) ? 0 : sb;
+        sa *= p->rank > 0 ? p->a_dims[i] : 1;
+        sb *= p->rank > 0 ? p->b_dims[i] : 1;
+        if (i < r - 1)
+            w->n_rows *= yd;
+    }
+    w->inner = p->rank > 0 ? p->y_dims[r - 1] : 1;
+    w->sa = w->as[r - 1];
+    w->sb = w->bs[r - 1];
+    return w->n_rows;
+}
+
+/* Offsets of row number `row` into a and b. */
+static void o2h_walk_row(const O2hBroadcast *p, const O2hWalk *w, int64_t row, int64_t *ia, int64_t *ib)
+{
+    *ia = *ib = 0;
+    for (int i = w->rank - 2; i >= 0; i--) {
+        int64_t d = p->y_dims[i], k = row % d;
+        row /= d;
+        *ia += k * w->as[i];
+        *ib += k * w->bs[i];
+    }
+}
+
+static int o2h_same_shapes(const O2hBroadcast *p)
+{
+    for (int i = 0; i < p->rank; i++)
+        if (p->a_dims[i] != p->y_dims[i] || p->b_dims[i] != p->y_dims[i])
+            return 0;
+    return 1;
+}
+
+#define O2H_ELT_BODY(ONE, TY)                                                          \
+    O2hWalk w;                                                                         \
+    if (o2h_same_shapes(p)) {                                                          \
+        int64_t n = 1;                                                                 \
+        for (int i = 0; i < p->rank; i++)                                              \
+            n *= p->y_dims[i];                                                         \
+        for (int64_t i = 0; i < n; i++)                                                \
+            y[i] = (TY)ONE(q, a[i], b[i]);                                             \
+        return;                                                                        \
+    }                                                                                  \
+    int64_t rows = o2h_walk_init(p, &w);                                               \
+    for (int64_t r = 0; r < rows; r++) {                                               \
+        int64_t ia, ib;                                                                \
+        o2h_walk_row(p, &w, r, &ia, &ib);                                              \
+        TY *yr = y + r * w.inner;                                                      \
+        for (int64_t i = 0; i < w.inner; i++)                                          \
+            yr[i] = (TY)ONE(q, a[ia + i * w.sa], b[ib + i * w.sb]);                    \
+    }
+
+void o2h_add_s8(const O2hBroadcast *p, const O2hEltQ *q, const int8_t *a, const int8_t *b, int8_t *y)
+{
+    O2H_ELT_BODY(o2h_add_one, int8_t)
+}
+
+void o2h_mul_s8(const O2hBroadcast *p, const O2hEltQ *q, const int8_t *a, const int8_t *b, int8_t *y)
+{
+    O2H_ELT_BODY(o2h_mul_one8, int8_t)
+}
+
+void o2h_add_s16(const O2hBroadcast *p, const O2hEltQ *q, const int16_t *a, const int16_t *b, int16_t *y)
+{
+    O2H_ELT_BODY(o2h_add_one, int16_t)
+}
+
+void o2h_mul_s16(const O2hBroadcast *p, const O2hEltQ *q, const int16_t *a, const int16_t *b, int16_t *y)
+{
+    O2H_ELT_BODY(o2h_mul_one16, int16_t)
+}
+
+/* ------------------------------------------------ concat */
+
+void o2h_concat_s8(int n_in, const int8_t *const *xs, const int64_t *dims_axis, int64_t outer,
+                   int64_t inner, const int32_t *x_zero, const O2hRequant *rq, int8_t *y)
+{
+    int64_t total = 0;
+    for (int i = 0; i < n_in; i++)
+        total += dims_axis[i] * inner;
+    for (int64_t o = 0; o < outer; o++) {
+        int8_t *dst = y + o * total;
+        for (int i = 0; i < n_in; i++) {
+            int64_t len = dims_axis[i] * inner;
+            const int8_t *src = xs[i] + o * len;
+            if (rq[i].mult)
+                o2h_rescale_s8(src, dst, (size_t)len, x_zero[i], &rq[i]);
+            else
+                memcpy(dst, src, (size_t)len);
+            dst += len;
+        }
+    }
+}
+
+void o2h_concat_s16(int n_in, const int16_t *const *xs, const int64_t *dims_axis, int64_t outer,
+                    int64_t inner, const int32_t *x_zero, const O2hRequant *rq, int16_t *y)
+{
+    int64_t total = 0;
+    for (int i = 0; i < n_in; i++)
+        total += dims_axis[i] * inner;
+    for (int64_t o = 0; o < outer; o++) {
+        int16_t *dst = y + o * total;
+        for (int i = 0; i < n_in; i++) {
+            int64_t len = dims_axis[i] * inner;
+            const int16_t *src = xs[i] + o * len;
+            if (rq[i].mult)
+                o2h_rescale_s16(src, dst, (size_t)len, x_zero[i], &rq[i]);
+            else
+                memcpy(dst, src, (size_t)len * 2);
+            dst += len;
+        }
+    }
+}

@@ -1,0 +1,511 @@
+/* test_rt_int.c - the integer kernels against straightforward references.
+ *
+ * Why: the integer arithmetic is a contract (docs/numerics.md) that the HLS
+ * engines must reproduce bit for bit, so every kernel is checked here for
+ * exact equality with a naive loop written from the contract's formulas,
+ * over shapes that reach every code path (pads, strides, dilations, groups,
+ * depthwise, pointwise, tails of the 4-channel and pixel tiles), and the
+ * requantization primitive over its edge cases with a 128-bit reference. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "runtime/o2h_rt_int.h"
+
+/* ------------------------------------------------ references */
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+static int32_t rnd_in(int32_t lo, int32_t hi)
+{
+    return lo + (int32_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+/* floor((v*m + 2^(sh-1)) / 2^sh) in 128-bit arithmetic */
+static __int128 ref_rq(int64_t v, int32_t m, int sh)
+{
+    __int128 p = (__int128)v * m;
+    if (sh == 0)
+        return p;
+    p += (__int128)1 << (sh - 1);
+    __int128 d = (__int128)1 << sh;
+    __int128 q = p / d;
+    if (p % d != 0 && p < 0)
+        q -= 1;
+    return q;
+}
+
+static int32_t ref_out(int64_t acc, int32_t m, int sh, int32_t z, int32_t lo, int32_t hi)
+{
+    __int128 r = ref_rq(acc, m, sh) + z;
+    return r < lo ? lo : r > hi ? hi : (int32_t)r;
+}
+
+/* ------------------------------------------------ requantization */
+
+static void test_rq_edges(void)
+{
+    /* ties round up (toward +inf), negative values included */
+    CHECK_EQ_INT(o2h_rq32(5, 1, 1), 3);    /*  2.5 ->  3 */
+    CHECK_EQ_INT(o2h_rq32(-5, 1, 1), -2);  /* -2.5 -> -2 */
+    CHECK_EQ_INT(o2h_rq32(-7, 1, 1), -3);  /* -3.5 -> -3 */
+    CHECK_EQ_INT(o2h_rq32(-6, 1, 1), -3);
+    CHECK_EQ_INT(o2h_rq32(3, 1, 2), 1);    /*  0.75 -> 1 */
+    CHECK_EQ_INT(o2h_rq32(-3, 1, 2), -1);  /* -0.75 -> -1 */
+    CHECK_EQ_INT(o2h_rq32(-2, 1, 2), 0);   /* -0.5 -> 0 */
+    CHECK_EQ_INT(o2h_rq32(-1, 1, 2), 0);   /* -0.25 -> 0 */
+    CHECK_EQ_INT(o2h_rq32(7, 3, 0), 21);
+    CHECK_EQ_INT(o2h_rq32(1, 1 << 30, 31), 1);   /* 0.5 -> 1 */
+    CHECK_EQ_INT(o2h_rq32(-1, 1 << 30, 31), 0);  /* -0.5 -> 0 */
+    CHECK_EQ_INT(o2h_rq32(INT32_MAX, INT32_MAX, 63), 0);
+    CHECK_EQ_INT(o2h_rq32(INT32_MIN, INT32_MAX, 62), -1);  /* -0.99.. -> -1 */
+    CHECK_EQ_INT(o2h_rq64(INT64_MAX, INT32_MAX, 63), (int64_t)ref_rq(INT64_MAX, INT32_MAX, 63));
+    CHECK_EQ_INT(o2h_rq64(INT64_MIN, INT32_MAX, 63), (int64_t)ref_rq(INT64_MIN, INT32_MAX, 63));
+    CHECK_EQ_INT(o2h_rq64(-5, 1, 1), -2);
+    /* saturation */
+    CHECK_EQ_INT(o2h_clamp32(-1000 + o2h_rq32(1, 1, 0), -128, 127), -128);
+    CHECK_EQ_INT(o2h_clamp32(1000, -128, 127), 127);
+    CHECK_EQ_INT(o2h_clamp32(o2h_rq64(INT64_MAX, INT32_MAX, 0), -128, 127), 127);
+    CHECK_EQ_INT(o2h_clamp32(o2h_rq64(INT64_MIN, INT32_MAX, 0), -128, 127), -128);
+    /* floor shift of negatives */
+    CHECK_EQ_INT(o2h_floor_shift(-1, 5), -1);
+    CHECK_EQ_INT(o2h_floor_shift(-32, 5), -1);
+    CHECK_EQ_INT(o2h_floor_shift(-33, 5), -2);
+    CHECK_EQ_INT(o2h_floor_shift(INT64_MIN, 63), -1);
+}
+
+static void test_rq_random(void)
+{
+    int bad32 = 0, bad64 = 0;
+    for (int sh = 0; sh <= O2H_RQ_MAX_SHIFT; sh++)
+        for (int i = 0; i < 4000; i++) {
+            int32_t m = (int32_t)(rnd() & 0x7fffffff);
+            if (i % 7 == 0)
+                m = 1 << (rnd() % 31);
+            int64_t v32 = (int64_t)(int32_t)rnd();
+            if (i % 5 == 0)
+                v32 = (i & 1) ? INT32_MIN : INT32_MAX;
+            /* exact ties: v*m = (2k+1) * 2^(sh-1) */
+            if (i % 11 == 0 && sh > 0 && sh < 32) {
+                m = 1 << (sh - 1);
+                v32 = (int64_t)(rnd_in(-1000, 1000) * 2 + 1);
+            }
+            if (sh > 0 && v32 * m < ((int64_t)1 << 62) && (__int128)o2h_rq32(v32, m, sh) != ref_rq(v32, m, sh))
+                bad32++;
+            if (sh == 0 && (__int128)o2h_rq32(v32, m, 0) != ref_rq(v32, m, 0))
+                bad32++;
+            int64_t v64 = (int64_t)rnd();
+            if (i % 3 == 0)
+                v64 >>= rnd() % 60;
+            __int128 r = ref_rq(v64, m, sh), cap = (__int128)1 << 62;
+            __int128 want = r > cap ? cap : r < -cap ? -cap : r;
+            if ((__int128)o2h_rq64(v64, m, sh) != want)
+                bad64++;
+            if ((__int128)o2h_rq64(v32, m, sh) != ref_rq(v32, m, sh))
+                bad64++;
+        }
+    CHECK_EQ_INT(bad32, 0);
+    CHECK_EQ_INT(bad64, 0);
+}
+
+/* ------------------------------------------------ float boundaries */
+
+static void test_boundaries(void)
+{
+    float x[] = {0.0f, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 1000.0f, -1000.0f, 0.49999997f, NAN, INFINITY};
+    int8_t q[12];
+    o2h_quantize_f32_s8(x, q, 12, 1.0f, 0, -128, 127);
+    int8_t want[] = {0, 0, 2, 2, 0, -2, -2, 127, -128, 0, 0, 127};
+    for (int i = 0; i < 12; i++)
+        CHECK_EQ_INT(q[i], want[i]);
+    o2h_quantize_f32_s8(x, q, 3, 0.5f, -128, -128, 127);
+    CHECK_EQ_INT(q[0], -128);
+    CHECK_EQ_INT(q[1], -127);
+    CHECK_EQ_INT(q[2], -125);
+    int16_t q16[3];
+    float xs[3] = {3.0f, -5000.0f, 5000.0f};
+    o2h_quantize_f32_s16(xs, q16, 3, 0.25f, 0, -2048, 2047);
+    CHECK_EQ_INT(q16[0], 12);
+    CHECK_EQ_INT(q16[1], -2048);
+    CHECK_EQ_INT(q16[2], 2047);
+    int8_t d8[3] = {-128, 0, 127};
+    float y[3];
+    o2h_dequantize_s8_f32(d8, y, 3, 0.5f, -128);
+    CHECK(y[0] == 0.0f && y[1] == 64.0f && y[2] == 127.5f);
+    o2h_dequantize_s16_f32(q16, y, 3, 0.25f, 0);
+    CHECK(y[0] == 3.0f && y[1] == -512.0f);
+}
+
+/* ------------------------------------------------ element-wise */
+
+static void test_eltwise(void)
+{
+    int8_t a[60], b[60], y[60];
+    int16_t a16[60], b16[60], y16[60];
+    for (int i = 0; i < 60; i++) {
+        a[i] = (int8_t)rnd_in(-128, 127);
+        b[i] = (int8_t)rnd_in(-128, 127);
+        a16[i] = (int16_t)rnd_in(-32768, 32767);
+        b16[i] = (int16_t)rnd_in(-32768, 32767);
+    }
+    /* a [3,4,5] (+) b [3,1,5] */
+    O2hBroadcast bc = {3, {3, 4, 5}, {3, 1, 5}, {3, 4, 5}};
+    O2hEltQ q = {5, -7, 1200000000, -700000000, 33, -3, -100, 120};
+    o2h_add_s8(&bc, &q, a, b, y);
+    int bad = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 5; k++) {
+                int ia = (i * 4 + j) * 5 + k, ib = i * 5 + k;
+                __int128 s = (__int128)(a[ia] - 5) * 1200000000 + (__int128)(b[ib] + 7) * -700000000;
+                __int128 r = ref_rq((int64_t)s, 1, 33) - 3;
+                int32_t want = r < -100 ? -100 : r > 120 ? 120 : (int32_t)r;
+                bad += y[ia] != want;
+            }
+    CHECK_EQ_INT(bad, 0);
+    O2hEltQ qm = {3, -2, 1500000000, 0, 40, 1, -128, 127};
+    o2h_mul_s8(&bc, &qm, a, b, y);
+    bad = 0;
+    for (int i = 0; i < 60; i++) {
+        int ib = (i / 20) * 5 + i % 5;
+        bad += y[i] != ref_out((int64_t)(a[i] - 3) * (b[ib] + 2), 1500000000, 40, 1, -128, 127);
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* same shapes, wide */
+    O2hBroadcast same = {1, {60}, {60}, {60}};
+    O2hEltQ q16 = {10, -20, 1 << 30, 1 << 29, 31, 4, -2048, 2047};
+    o2h_add_s16(&same, &q16, a16, b16, y16);
+    bad = 0;
+    for (int i = 0; i < 60; i++) {
+        __int128 s = (__int128)(a16[i] - 10) * (1 << 30) + (__int128)(b16[i] + 20) * (1 << 29);
+        __int128 r = ref_rq((int64_t)s, 1, 31) + 4;
+        bad += y16[i] != (r < -2048 ? -2048 : r > 2047 ? 2047 : (int32_t)r);
+    }
+    CHECK_EQ_INT(bad, 0);
+    O2hEltQ qm16 = {0, 0, 1 << 30, 0, 45, 0, -32768, 32767};
+    o2h_mul_s16(&same, &qm16, a16, b16, y16);
+    bad = 0;
+    for (int i = 0; i < 60; i++)
+        bad += y16[i] != ref_out((int64_t)a16[i] * b16[i], 1 << 30, 45, 0, -32768, 32767);
+    CHECK_EQ_INT(bad, 0);
+
+    /* rescale, lut, concat */
+    int32_t m = 1717986918;
+    uint8_t sh = 32;
+    O2hRequant rq = {1, &m, &sh, -10, -50, 127};
+    o2h_rescale_s8(a, y, 60, 7, &rq);
+    bad = 0;
+    for (int i = 0; i < 60; i++)
+        bad += y[i] != ref_out(a[i] - 7, m, 32, -10, -50, 127);
+    CHECK_EQ_INT(bad, 0);
+    o2h_rescale_s16(a16, y16, 60, 0, &rq);
+    bad = 0;
+    for (int i = 0; i < 60; i++)
+        bad += y16[i] != ref_out(a16[i], m, 32, -10, -50, 127);
+    CHECK_EQ_INT(bad, 0);
+    int8_t table[256];
+    for (int i = 0; i < 256; i++)
+        table[i] = (int8_t)(127 - i);
+    o2h_lut_s8(a, y, 60, table);
+    bad = 0;
+    for (int i = 0; i < 60; i++)
+        bad += y[i] != (int8_t)(127 - (a[i] + 128));
+    CHECK_EQ_INT(bad, 0);
+    /* concat of [2][3][5] and [2][2][5] along axis 1: the second rescaled */
+    const int8_t *xs[2] = {a, b};
+    int64_t dims[2] = {3, 2};
+    int32_t zs[2] = {0, 7};
+    O2hRequant rqs[2] = {{1, NULL, NULL, 0, -128, 127}, rq};
+    o2h_concat_s8(2, xs, dims, 2, 5, zs, rqs, y);
+    bad = 0;
+    for (int o = 0; o < 2; o++) {
+        for (int i = 0; i < 15; i++)
+            bad += y[o * 25 + i] != a[o * 15 + i];
+        for (int i = 0; i < 10; i++)
+            bad += y[o * 25 + 15 + i] != ref_out(b[o * 10 + i] - 7, m, 32, -10, -50, 127);
+    }
+    CHECK_EQ_INT(bad, 0);
+    const int16_t *xs16[2] = {a16, b16};
+    o2h_concat_s16(2, xs16, dims, 2, 5, zs, rqs, y16);
+    bad = 0;
+    for (int o = 0; o < 2; o++) {
+        for (int i = 0; i < 15; i++)
+            bad += y16[o * 25 + i] != a16[o * 15 + i];
+        for (int i = 0; i < 10; i++)
+            bad += y16[o * 25 + 15 + i] != ref_out(b16[o * 10 + i] - 7, m, 32, -10, -50, 127);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* ------------------------------------------------ convolution */
+
+static int64_t ref_conv_acc(const O2hConv2d *p, int32_t zx, const int32_t *x, const int32_t *w, int n,
+                            int f, int oh, int ow)
+{
+    int cg = p->C / p->G, g = f / (p->F / p->G);
+    int64_t acc = 0;
+    for (int c = 0; c < cg; c++)
+        for (int kh = 0; kh < p->KH; kh++)
+            for (int kw = 0; kw < p->KW; kw++) {
+                int ih = oh * p->SH - p->PT + kh * p->DH, iw = ow * p->SW - p->PL + kw * p->DW;
+                int32_t v = ih >= 0 && ih < p->H && iw >= 0 && iw < p->W
+                                ? x[(((int64_t)n * p->C + g * cg + c) * p->H + ih) * p->W + iw]
+                                : zx;
+                acc += (int64_t)(v - zx) * w[((f * cg + c) * p->KH + kh) * p->KW + kw];
+            }
+    return acc;
+}
+
+static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, int P, int G, int wide)
+{
+    O2hConv2d p = {.N = N, .C = C, .H = H, .W = W, .F = F, .KH = K, .KW = K, .SH = S, .SW = S,
+                   .DH = D, .DW = D, .PT = P, .PL = P, .PB = P, .PR = P, .G = G};
+    p.HO = (H + 2 * P - D * (K - 1) - 1) / S + 1;
+    p.WO = (W + 2 * P - D * (K - 1) - 1) / S + 1;
+    size_t nx = (size_t)N * C * H * W, nw = (size_t)F * (C / G) * K * K, ny = (size_t)N * F * p.HO * p.WO;
+    int32_t *xi = malloc(nx * 4), *wi = malloc(nw * 4), *bq = malloc((size_t)F * 4);
+    int32_t *mult = malloc((size_t)F * 4);
+    uint8_t *shift = malloc((size_t)F);
+    int32_t lo = wide ? -2048 : -128, hi = wide ? 2047 : 127, zx = wide ? 0 : rnd_in(-20, 20);
+    int32_t xr = wide ? 2048 : 128;
+    for (size_t i = 0; i < nx; i++)
+        xi[i] = rnd_in(-xr, xr - 1);
+    for (size_t i = 0; i < nw; i++)
+        wi[i] = rnd_in(wide ? -2047 : -127, wide ? 2047 : 127);
+    for (int f = 0; f < F; f++) {
+        bq[f] = rnd_in(-5000, 5000);
+        mult[f] = (int32_t)((1u << 30) + (rnd() % (1u << 30)));
+        shift[f] = (uint8_t)(wide ? 42 + f % 3 : 38 + f % 3);
+    }
+    O2hRequant rq = {F, mult, shift, wide ? 3 : -5, lo + 10, hi};
+    int bad = 0;
+    if (!wide) {
+        int8_t *x = malloc(nx), *w = malloc(nw), *y = malloc(ny);
+        int32_t *bias = malloc((size_t)F * 4);
+        for (size_t i = 0; i < nx; i++)
+            x[i] = (int8_t)xi[i];
+        for (size_t i = 0; i < nw; i++)
+            w[i] = (int8_t)wi[i];
+        for (int f = 0; f < F; f++) {
+            int64_t sw = 0;
+            for (size_t k = 0; k < nw / F; k++)
+                sw += wi[f * (nw / F) + k];
+            bias[f] = (int32_t)(bq[f] - zx * sw);
+        }
+        void *scratch = malloc(o2h_conv2d_s8_scratch(&p) + 64);
+        o2h_conv2d_s8(&p, zx, &rq, x, w, bias, y, scratch);
+        for (int n = 0; n < N; n++)
+            for (int f = 0; f < F; f++)
+                for (int oh = 0; oh < p.HO; oh++)
+                    for (int ow = 0; ow < p.WO; ow++) {
+                        int64_t acc = bq[f] + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
+                        int32_t want = ref_out(acc, mult[f], shift[f], rq.zero, rq.lo, rq.hi);
+                        bad += y[(((int64_t)n * F + f) * p.HO + oh) * p.WO + ow] != want;
+                    }
+        free(x), free(w), free(y), free(bias), free(scratch);
+    } else {
+        int16_t *x = malloc(nx * 2), *w = malloc(nw * 2), *y = malloc(ny * 2);
+        int64_t *bias = malloc((size_t)F * 8);
+        for (size_t i = 0; i < nx; i++)
+            x[i] = (int16_t)xi[i];
+        for (size_t i = 0; i < nw; i++)
+            w[i] = (int16_t)wi[i];
+        for (int f = 0; f < F; f++)
+            bias[f] = bq[f];
+        o2h_conv2d_s16(&p, zx, &rq, x, w, bias, y, NULL);
+        for (int n = 0; n < N; n++)
+            for (int f = 0; f < F; f++)
+                for (int oh = 0; oh < p.HO; oh++)
+                    for (int ow = 0; ow < p.WO; ow++) {
+                        int64_t acc = bq[f] + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
+                        int32_t want = ref_out(acc, mult[f], shift[f], rq.zero, rq.lo, rq.hi);
+                        bad += y[(((int64_t)n * F + f) * p.HO + oh) * p.WO + ow] != want;
+                    }
+        free(x), free(w), free(y), free(bias);
+    }
+    CHECK_MSG(bad == 0, "conv N%d C%d %dx%d F%d K%d S%d D%d P%d G%d wide%d: %d wrong", N, C, H, W, F, K, S,
+              D, P, G, wide, bad);
+    free(xi), free(wi), free(bq), free(mult), free(shift);
+}
+
+static void test_conv(void)
+{
+    for (int wide = 0; wide < 2; wide++) {
+        conv_case(1, 3, 9, 11, 7, 3, 2, 1, 1, 1, wide);    /* stem-like, F tail */
+        conv_case(2, 8, 6, 6, 12, 1, 1, 1, 0, 1, wide);    /* pointwise, batch 2 */
+        conv_case(1, 8, 7, 7, 8, 3, 1, 1, 1, 8, wide);     /* depthwise */
+        conv_case(1, 6, 9, 8, 6, 3, 2, 1, 1, 6, wide);     /* depthwise stride 2 */
+        conv_case(1, 4, 10, 10, 4, 5, 1, 2, 3, 4, wide);   /* depthwise dilated */
+        conv_case(1, 6, 8, 8, 9, 3, 1, 1, 1, 3, wide);     /* grouped */
+        conv_case(1, 4, 5, 5, 4, 1, 2, 1, 0, 1, wide);     /* 1x1 stride 2 */
+        conv_case(1, 2, 20, 21, 5, 3, 1, 2, 2, 1, wide);   /* dilated, > 256 pixels */
+        conv_case(1, 4, 6, 6, 8, 3, 1, 1, 1, 4, wide);     /* depthwise multiplier 2 */
+    }
+}
+
+/* ------------------------------------------------ fc and pools */
+
+static void test_fc(void)
+{
+    enum { M = 3, N = 9, K = 37 };
+    int8_t x[M * K], w[N * K], y[M * N];
+    int16_t x16[M * K], w16[N * K], y16[M * N];
+    int32_t bias[N], mult[N];
+    int64_t bias16[N];
+    uint8_t shift[N];
+    for (int i = 0; i < M * K; i++)
+        x16[i] = (int16_t)rnd_in(-32768, 32767), x[i] = (int8_t)rnd_in(-128, 127);
+    for (int i = 0; i < N * K; i++)
+        w16[i] = (int16_t)rnd_in(-32767, 32767), w[i] = (int8_t)rnd_in(-127, 127);
+    for (int n = 0; n < N; n++) {
+        bias[n] = rnd_in(-10000, 10000);
+        bias16[n] = (int64_t)bias[n] * (1 << 20);
+        mult[n] = rnd_in(1 << 30, INT32_MAX);
+        shift[n] = (uint8_t)(n % 2 ? 40 : 55);
+    }
+    O2hRequant rq = {N, mult, shift, 2, -128, 127};
+    O2hFcQ p = {M, N, K};
+    o2h_fc_s8(&p, &rq, x, w, bias, y);
+    O2hRequant rq16 = {N, mult, shift, 2, -32768, 32767};
+    o2h_fc_s16(&p, &rq16, x16, w16, bias16, y16);
+    int bad = 0, bad16 = 0;
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            int64_t acc = bias[n], acc16 = bias16[n];
+            for (int k = 0; k < K; k++) {
+                acc += x[m * K + k] * w[n * K + k];
+                acc16 += (int64_t)x16[m * K + k] * w16[n * K + k];
+            }
+            bad += y[m * N + n] != ref_out(acc, mult[n], shift[n], 2, -128, 127);
+            bad16 += y16[m * N + n] != ref_out(acc16, mult[n], shift[n], 2, -32768, 32767);
+        }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(bad16, 0);
+}
+
+static void pool_case(int K, int S, int P, int include_pad)
+{
+    enum { C = 3, H = 7, W = 8 };
+    O2hPool2d p = {.N = 1, .C = C, .H = H, .W = W, .KH = K, .KW = K, .SH = S, .SW = S, .DH = 1, .DW = 1,
+                   .PT = P, .PL = P, .PB = P, .PR = P, .count_include_pad = include_pad};
+    p.HO = (H + 2 * P - K) / S + 1;
+    p.WO = (W + 2 * P - K) / S + 1;
+    int8_t x[C * H * W], y[C * 64];
+    int16_t x16[C * H * W], y16[C * 64];
+    for (int i = 0; i < C * H * W; i++)
+        x[i] = (int8_t)rnd_in(-128, 127), x16[i] = (int16_t)rnd_in(-30000, 30000);
+    int32_t mult[64];
+    uint8_t shift[64];
+    for (int c = 1; c <= K * K; c++) {
+        mult[c - 1] = (1 << 30) + c * 12345;
+        shift[c - 1] = 31;
+    }
+    int32_t zx = -9;
+    O2hRequant rq = {K * K, mult, shift, 4, -128, 127};
+    O2hRequant rq16 = {K * K, mult, shift, 4, -32768, 32767};
+    o2h_maxpool2d_s8(&p, x, y, -128);
+    o2h_maxpool2d_s16(&p, x16, y16, -32768);
+    int bad = 0;
+    for (int c = 0; c < C; c++)
+        for (int oh = 0; oh < p.HO; oh++)
+            for (int ow = 0; ow < p.WO; ow++) {
+                int32_t mx = -128, mx16 = -32768;
+                for (int kh = 0; kh < K; kh++)
+                    for (int kw = 0; kw < K; kw++) {
+                        int ih = oh * S - P + kh, iw = ow * S - P + kw;
+                        if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                            continue;
+                        int i = (c * H + ih) * W + iw;
+                        mx = x[i] > mx ? x[i] : mx;
+                        mx16 = x16[i] > mx16 ? x16[i] : mx16;
+                    }
+                int o = (c * p.HO + oh) * p.WO + ow;
+                bad += y[o] != mx || y16[o] != mx16;
+            }
+    CHECK_MSG(bad == 0, "maxpool K%d S%d P%d: %d wrong", K, S, P, bad);
+    o2h_avgpool2d_s8(&p, zx, &rq, x, y);
+    o2h_avgpool2d_s16(&p, 0, &rq16, x16, y16);
+    bad = 0;
+    for (int c = 0; c < C; c++)
+        for (int oh = 0; oh < p.HO; oh++)
+            for (int ow = 0; ow < p.WO; ow++) {
+                int64_t acc = 0, acc16 = 0;
+                int cnt = 0, cntp = 0;
+                for (int kh = 0; kh < K; kh++)
+                    for (int kw = 0; kw < K; kw++) {
+                        int ih = oh * S - P + kh, iw = ow * S - P + kw;
+                        cntp++;
+                        if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                            continue;
+                        int i = (c * H + ih) * W + iw;
+                        acc += x[i] - zx;
+                        acc16 += x16[i];
+                        cnt++;
+                    }
+                int n = include_pad ? cntp : cnt;
+                int o = (c * p.HO + oh) * p.WO + ow;
+                bad += y[o] != ref_out(acc, mult[n - 1], 31, 4, -128, 127);
+                bad += y16[o] != ref_out(acc16, mult[n - 1], 31, 4, -32768, 32767);
+            }
+    CHECK_MSG(bad == 0, "avgpool K%d S%d P%d inc%d: %d wrong", K, S, P, include_pad, bad);
+}
+
+static void test_pools(void)
+{
+    pool_case(2, 2, 0, 0);
+    pool_case(3, 2, 1, 0);
+    pool_case(3, 1, 1, 1);
+    pool_case(3, 3, 1, 0);
+    /* global */
+    enum { NC = 5, HW = 49 };
+    int8_t x[NC * HW], y[NC];
+    int16_t x16[NC * HW], y16[NC];
+    for (int i = 0; i < NC * HW; i++)
+        x[i] = (int8_t)rnd_in(-128, 127), x16[i] = (int16_t)rnd_in(-32768, 32767);
+    int32_t m = 1402438300;
+    uint8_t sh = 36;
+    O2hRequant rq = {1, &m, &sh, -3, -128, 127};
+    O2hRequant rq16 = {1, &m, &sh, -3, -32768, 32767};
+    o2h_global_avgpool_s8(NC, HW, 11, &rq, x, y);
+    o2h_global_avgpool_s16(NC, HW, 11, &rq16, x16, y16);
+    int bad = 0;
+    for (int c = 0; c < NC; c++) {
+        int64_t s = 0, s16 = 0;
+        for (int i = 0; i < HW; i++)
+            s += x[c * HW + i] - 11, s16 += x16[c * HW + i] - 11;
+        bad += y[c] != ref_out(s, m, 36, -3, -128, 127);
+        bad += y16[c] != ref_out(s16, m, 36, -3, -32768, 32767);
+    }
+    CHECK_EQ_INT(bad, 0);
+    o2h_global_maxpool_s8(NC, HW, x, y);
+    o2h_global_maxpool_s16(NC, HW, x16, y16);
+    bad = 0;
+    for (int c = 0; c < NC; c++) {
+        int32_t mx = -128, mx16 = -32768;
+        for (int i = 0; i < HW; i++) {
+            mx = x[c * HW + i] > mx ? x[c * HW + i] : mx;
+            mx16 = x16[c * HW + i] > mx16 ? x16[c * HW + i] : mx16;
+        }
+        bad += y[c] != mx || y16[c] != mx16;
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+int main(void)
+{
+    test_rq_edges();
+    test_rq_random();
+    test_boundaries();
+    test_eltwise();
+    test_conv();
+    test_fc();
+    test_pools();
+    return check_done();
+}
