@@ -20,6 +20,9 @@
 #define FE_MIN_MAPPED_RAW 64
 
 #define FE_OPSET_MIN 7
+/* opset 6 differs from 7 for our ops only in the legacy broadcast
+ * attribute of the arithmetic ops, which import_binary.c handles */
+#define FE_OPSET_LEGACY 6
 #define FE_OPSET_MAX 21
 #define FE_IR_MIN 3
 #define FE_IR_MAX 10
@@ -106,6 +109,10 @@ static int check_model(const char *path, const Onnx__ModelProto *mp, IrGraph *g,
     if (!found) {
         diag_error(d, path, NULL, NULL, "the model imports no opset of the default ONNX domain");
         bad = 1;
+    } else if (g->opset == FE_OPSET_LEGACY) {
+        diag_warn(d, path, NULL, NULL, "default-domain opset %lld is older than the supported %d..%d; "
+                  "importing it with its legacy broadcasting rules", (long long)g->opset,
+                  FE_OPSET_MIN, FE_OPSET_MAX);
     } else if (g->opset < FE_OPSET_MIN) {
         diag_error(d, path, NULL, NULL, "default-domain opset %lld is not supported (%d..%d); "
                    "convert the model to a newer opset", (long long)g->opset, FE_OPSET_MIN, FE_OPSET_MAX);

@@ -107,11 +107,15 @@ static int convt_out(FeCtx *c, const FeNode *n, IrConvAttr *a, FeAutoPad ap, int
         want = oshape[k];
     else if (ap == FE_AP_SAME_UPPER || ap == FE_AP_SAME_LOWER)
         want = in * s;
+    if (want > full) {
+        /* a larger requested output grows at the end, like output_padding */
+        a->out_pad[k] += want - full;
+        a->pad_begin[k] = a->pad_end[k] = 0;
+        *out = want;
+        return 0;
+    }
     if (want >= 0) {
         int64_t total = full - want;
-        if (total < 0)
-            return fe_err(c, n, "output_shape %lld on spatial axis %d is larger than the full output %lld",
-                          (long long)want, k, (long long)full);
         /* the ONNX rule: SAME_UPPER puts the odd pixel at the end */
         a->pad_begin[k] = ap == FE_AP_SAME_UPPER ? total / 2 : total - total / 2;
         a->pad_end[k] = total - a->pad_begin[k];

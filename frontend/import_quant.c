@@ -49,11 +49,14 @@ FE_IMPORTER(fe_import_quant)
         return -1;
     if (fe_attr_int(c, n, "block_size", 0) != 0)
         return fe_err(c, n, "blocked quantization (block_size) is not supported");
-    int64_t axis = 0;
-    if (x->rank > 0 && fe_axis(c, n, fe_attr_int(c, n, "axis", 1), x->rank, &axis) < 0)
+    int64_t axis = fe_attr_int(c, n, "axis", 1), sn = ir_tensor_numel(s);
+    bool per_axis = s->rank == 1 && sn != 1;
+    /* the axis only matters (and must be valid) for per-axis scales */
+    if (per_axis && fe_axis(c, n, axis, x->rank, &axis) < 0)
         return -1;
-    int64_t sn = ir_tensor_numel(s);
-    if (s->rank > 1 || (s->rank == 1 && sn != 1 && (x->rank == 0 || sn != x->dims[axis])))
+    if (!per_axis)
+        axis = axis < 0 && x->rank > 0 ? axis + x->rank : axis;
+    if (s->rank > 1 || (per_axis && sn != x->dims[axis]))
         return fe_err(c, n, "scale '%s' must be a scalar or hold one value per channel of axis %lld",
                       s->name, (long long)axis);
     if (z && (z->rank != s->rank || ir_tensor_numel(z) != sn))

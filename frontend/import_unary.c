@@ -26,8 +26,11 @@ static int clip_bounds(FeCtx *c, FeNode *n, IrAct *a)
     for (int i = 1; i < 3; i++) {
         if (!fe_has_in(n, i))
             continue;
-        if (fe_const_floats(c, n, i, i == 1 ? "min" : "max", &v, 1) != 1)
-            return fe_err(c, n, "the %s bound must be a constant scalar", i == 1 ? "min" : "max");
+        int k = fe_const_floats(c, n, i, i == 1 ? "min" : "max", &v, 1);
+        if (k < 0)
+            return -1;
+        if (k != 1)
+            return fe_err(c, n, "the %s bound must be a scalar", i == 1 ? "min" : "max");
         if (i == 1)
             a->alpha = (float)v;
         else
