@@ -1,7 +1,10 @@
 /* cmd_inspect.c - `onnx2hls inspect MODEL`: load a model and print its
  * layers (table with per-layer MACs, params, reuse and bytes, plus totals)
- * or, with --json, the layer DAG for other tools. */
+ * or, with --json, the layer DAG for other tools. With pass options (--fuse,
+ * --passes=, --prune, --dump-after=) the layers are shown after the passes,
+ * with the layer count before and after. */
 #include "cli.h"
+#include "passes/passes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +15,31 @@ static void inspect_usage(FILE *f)
                "                        [--precision float|int8|int16|dfxp8|dfxp12|dfxp14|dfxp16]\n"
                "  --input-shape  bind the dims of a graph input (needed when the model has dynamic dims)\n"
                "  --json         print the layer DAG as JSON instead of a table\n"
-               "  --precision    word size used for the IFM/OFM/weight byte columns (default float)\n");
+               "  --precision    word size used for the IFM/OFM/weight byte columns (default float)\n"
+               "pass options (the table then shows the graph after the passes):\n");
+    passes_usage(f);
+}
+
+/* run the passes when asked, keeping the totals before them in *a.
+ * 0 ok, -1 failed (reported on d). */
+static int inspect_passes(IrGraph *g, PassOptions *po, PassTotals *a, IrDiag *d)
+{
+    passes_totals(g, a);
+    if (!passes_options_given(po))
+        return 0;
+    po->verify_each = true;
+    if (po->prune_ratio > 0 || po->prune_spec)
+        po->log = stderr;
+    return passes_run(g, po, d) ? -1 : 0;
+}
+
+/* "layers before/after" (stdout under the table, stderr next to JSON) */
+static void inspect_before_after(const IrGraph *g, const PassTotals *a, int json)
+{
+    PassTotals b;
+    passes_totals(g, &b);
+    fprintf(json ? stderr : stdout, "layers before passes %d, after %d (MACs %lld -> %lld, params %lld -> %lld)\n",
+            a->layers, b.layers, (long long)a->macs, (long long)b.macs, (long long)a->params, (long long)b.params);
 }
 
 int cmd_inspect(int argc, char **argv)
@@ -22,8 +49,11 @@ int cmd_inspect(int argc, char **argv)
     const char *model = NULL;
     int json = 0, bits = 32;
     IrPrecision prec = IR_PREC_FLOAT;
+    PassOptions po;
+    passes_options_init(&po);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
+        int pr;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             inspect_usage(stdout);
             return 0;
@@ -34,6 +64,9 @@ int cmd_inspect(int argc, char **argv)
                 return 2;
         } else if (!strcmp(a, "--precision")) {
             if (!(v = cli_value(argc, argv, &i)) || cli_parse_precision(v, &prec, &bits))
+                return 2;
+        } else if ((pr = passes_parse_option(&po, argc, argv, &i)) != 0) {
+            if (pr < 0)
                 return 2;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "onnx2hls inspect: unknown option '%s'\n", a);
@@ -53,12 +86,14 @@ int cmd_inspect(int argc, char **argv)
     IrDiag d;
     diag_init(&d);
     IrGraph *g = fe_load_onnx(model, &opt, &d);
-    diag_print(&d, stderr);
-    if (!g || d.n_errors) {
+    PassTotals before;
+    if (!g || d.n_errors || inspect_passes(g, &po, &before, &d)) {
+        diag_print(&d, stderr);
         diag_free(&d);
         ir_graph_free(g);
         return 2;
     }
+    diag_print(&d, stderr);
     for (int l = 0; l < g->n_layers; l++) {
         g->layers[l].prec = prec;
         g->layers[l].bits = bits;
@@ -67,6 +102,8 @@ int cmd_inspect(int argc, char **argv)
         ir_print_json(g, stdout);
     else
         ir_print_text(g, stdout);
+    if (passes_options_given(&po))
+        inspect_before_after(g, &before, json);
     ir_graph_free(g);
     diag_free(&d);
     return 0;
