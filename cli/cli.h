@@ -9,6 +9,7 @@
 
 int cmd_inspect(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 

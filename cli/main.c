@@ -13,6 +13,7 @@ static const struct {
 } commands[] = {
     {"inspect", cmd_inspect, "print the layers of a model (table or --json)"},
     {"ops", cmd_ops, "list the supported ONNX operators (--markdown for a table)"},
+    {"plan", cmd_plan, "hybrid SESL/SEML plan for a board vs the SEML-only and SESL-only baselines"},
     {"compile", cmd_compile, "generate the host C program of a model (OUT/host)"},
     {"verify", cmd_verify, "build and run OUT/host, compare with a reference or ONNX Runtime"},
 };

@@ -1,0 +1,329 @@
+/* print.c - the plan as text tables (for people) and as JSON (plan.json, for
+ * `compile`, the HTML report and scripts).
+ *
+ * Why both from one place: the text output, the JSON and the report must show
+ * the same numbers; they all read the Plan struct and nothing recomputes a
+ * figure here except unit conversions.
+ */
+#include "plan_internal.h"
+
+#include <string.h>
+
+static const char *layer_name(const IrGraph *g, int l)
+{
+    return l >= 0 && l < g->n_layers && g->layers[l].name ? g->layers[l].name : "?";
+}
+
+static const char *prec_name(IrPrecision prec, int bits)
+{
+    static char buf[16];
+    switch (prec) {
+    case IR_PREC_FLOAT: return "float";
+    case IR_PREC_INT8: return "int8";
+    case IR_PREC_INT16: return "int16";
+    default:
+        snprintf(buf, sizeof buf, "dfxp%d", bits);
+        return buf;
+    }
+}
+
+/* ------------------------------------------------------------- text */
+
+static void text_header(const Plan *p, const IrGraph *g, FILE *f)
+{
+    int count[PLAN_K_COUNT] = {0};
+    for (int i = 0; i < p->n_units; i++)
+        count[p->units[i].kind]++;
+    fprintf(f, "plan for %s on %s (%s): %s, %d PEs, %.0f MHz, %.1f GB/s\n", g->path, p->dev.board,
+            p->dev.part, prec_name(p->opt.prec, p->opt.bits), p->pe_budget, p->clock_mhz, p->bandwidth_gbps);
+    fprintf(f, "budgets (%.0f%% of the device): DSP %d, BRAM18K %d, URAM %d, LUT %d\n",
+            p->opt.resource_frac * 100, p->dsp_cap, p->bram_cap, p->uram_cap, p->lut_cap);
+    fprintf(f, "%d accelerated units (", p->n_units);
+    for (int k = 0, first = 1; k < PLAN_K_COUNT; k++)
+        if (count[k]) {
+            fprintf(f, "%s%s %d", first ? "" : ", ", plan_kind_name((PlanKind)k), count[k]);
+            first = 0;
+        }
+    fprintf(f, "), %d host layers; %.1f M MACs per frame\n\n", p->n_host, p->total_macs / 1e6);
+}
+
+typedef void (*RowFn)(const PlanDesign *d, char *buf, size_t n);
+
+static void r_fits(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%s", d->fits ? "yes" : "NO"); }
+static void r_split(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%d", d->split); }
+static void r_fps(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%.1f", d->fps); }
+static void r_lat(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%.3f", d->latency_ms); }
+static void r_period(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%lld", (long long)d->period); }
+static void r_tsesl(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%lld", (long long)d->t_sesl); }
+static void r_tseml(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%lld", (long long)d->t_seml); }
+static void r_pes(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%d", d->pes); }
+static void r_util(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%.1f%%", d->pe_util * 100); }
+static void r_dsp(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%d", d->dsp); }
+static void r_bram(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%d", d->bram18k); }
+static void r_uram(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%d", d->uram); }
+static void r_lut(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%d", d->lut); }
+static void r_dram(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%.2f", d->dram_bytes / 1e6); }
+static void r_chip(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%.0f", d->onchip_bytes / 1024.0); }
+static void r_engines(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%d", d->n_engines); }
+
+static void text_compare(const Plan *p, FILE *f)
+{
+    static const struct {
+        const char *label;
+        RowFn fn;
+    } rows[] = {
+        {"fits", r_fits}, {"split (SESL units)", r_split}, {"throughput (frames/s)", r_fps},
+        {"latency (ms)", r_lat}, {"period (cycles)", r_period}, {"T_SESL (cycles)", r_tsesl},
+        {"T_SEML (cycles)", r_tseml}, {"engines", r_engines}, {"PEs used", r_pes},
+        {"PE utilization", r_util}, {"DSP", r_dsp}, {"BRAM18K", r_bram}, {"URAM", r_uram},
+        {"LUT", r_lut}, {"DRAM MB/frame", r_dram}, {"on-chip KiB", r_chip},
+    };
+    const PlanDesign *ds[3] = {&p->hybrid, &p->seml, &p->sesl};
+    fprintf(f, "%-24s %14s %14s %14s\n", "", "hybrid", "SEML-only", "SESL-only");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        fprintf(f, "%-24s", rows[r].label);
+        for (int k = 0; k < 3; k++) {
+            char buf[64] = "-";
+            if (ds[k]->fits || rows[r].fn == r_fits || rows[r].fn == r_split)
+                rows[r].fn(ds[k], buf, sizeof buf);
+            fprintf(f, " %14s", buf);
+        }
+        fputc('\n', f);
+    }
+    for (int k = 0; k < 3; k++)
+        if (!ds[k]->fits)
+            fprintf(f, "%s: %s\n", ds[k]->name, ds[k]->why);
+    if (p->hybrid.fits && p->seml.fits && p->seml.fps > 0)
+        fprintf(f, "hybrid / SEML-only throughput: %.2fx\n", p->hybrid.fps / p->seml.fps);
+    fputc('\n', f);
+}
+
+static void text_engines(const PlanDesign *d, FILE *f)
+{
+    fprintf(f, "%s engines:\n  %3s %-8s %-5s %17s %6s %5s %5s %4s %6s %12s\n", d->name, "#", "kind", "mode",
+            "pa x pb x pp", "PEs", "DSP", "BRAM", "URAM", "layers", "busy cycles");
+    for (int e = 0; e < d->n_engines; e++) {
+        const PlanEngine *en = &d->engines[e];
+        char shape[40];
+        snprintf(shape, sizeof shape, "%d x %d x %d", en->shape.pa, en->shape.pb, en->shape.pp);
+        fprintf(f, "  %3d %-8s %-5s %17s %6d %5d %5d %4d %6d %12lld\n", e, plan_kind_name(en->kind),
+                en->sesl ? "SESL" : "SEML", shape, en->pes, en->dsp, en->bram18k, en->uram, en->n_layers,
+                (long long)en->busy);
+    }
+    fputc('\n', f);
+}
+
+static void text_layers(const Plan *p, const IrGraph *g, const PlanDesign *d, FILE *f)
+{
+    fprintf(f, "%s layers:\n  %3s %-32s %-8s %6s %10s %10s %10s %10s\n", d->name, "#", "layer", "kind", "engine",
+            "cycles", "compute", "DRAM cyc", "DRAM KiB");
+    for (int i = 0; i < p->n_units; i++) {
+        const PlanUnitMap *m = &d->map[i];
+        fprintf(f, "  %3d %-32.32s %-8s %5d%c %10lld %10lld %10lld %10.1f\n", i,
+                layer_name(g, p->units[i].layer), plan_kind_name(p->units[i].kind), m->engine,
+                m->sesl ? '*' : ' ', (long long)m->cycles, (long long)m->compute, (long long)m->mem,
+                m->dram_bytes / 1024.0);
+    }
+    fprintf(f, "  (* = dedicated SESL stage)\n");
+    if (p->n_host) {
+        fprintf(f, "host CPU layers:");
+        for (int i = 0; i < p->n_host; i++)
+            fprintf(f, " %s", layer_name(g, p->host_layers[i]));
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
+void plan_print_text(const Plan *p, const IrGraph *g, FILE *f)
+{
+    text_header(p, g, f);
+    text_compare(p, f);
+    if (p->hybrid.fits) {
+        text_engines(&p->hybrid, f);
+        text_layers(p, g, &p->hybrid, f);
+    }
+    fprintf(f, "planner time: %.1f ms\n", p->plan_ms);
+}
+
+/* ------------------------------------------------------------- JSON */
+
+static void jstr(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void jnum(FILE *f, double x)
+{
+    if (x != x || x > 1e300 || x < -1e300)
+        fputs("null", f);
+    else
+        fprintf(f, "%.6g", x);
+}
+
+static void json_device(const Plan *p, FILE *f)
+{
+    const PlanDevice *d = &p->dev;
+    static const char *dsp_names[] = {"DSP48E1", "DSP48E2", "DSP58"};
+    fprintf(f, "\"device\":{\"name\":");
+    jstr(f, d->name);
+    fprintf(f, ",\"board\":");
+    jstr(f, d->board);
+    fprintf(f, ",\"part\":");
+    jstr(f, d->part);
+    fprintf(f, ",\"dsp_kind\":\"%s\",\"dsp\":%d,\"bram18k\":%d,\"uram\":%d,\"lut\":%d,\"ff\":%d,"
+               "\"dram_gbps\":%g,\"clock_mhz\":%g},\n",
+            dsp_names[d->dsp_kind], d->dsp, d->bram18k, d->uram, d->lut, d->ff, d->dram_gbps, d->clock_mhz);
+}
+
+static void json_budget(const Plan *p, FILE *f)
+{
+    fprintf(f, "\"options\":{\"precision\":\"%s\",\"pe_budget\":%d,\"clock_mhz\":%g,\"bandwidth_gbps\":%g,"
+               "\"resource_frac\":%g,\"force_split\":%d},\n",
+            prec_name(p->opt.prec, p->opt.bits), p->pe_budget, p->clock_mhz, p->bandwidth_gbps,
+            p->opt.resource_frac, p->opt.force_split);
+    fprintf(f, "\"budgets\":{\"pes\":%d,\"dsp\":%d,\"bram18k\":%d,\"uram\":%d,\"lut\":%d,\"peak_ops\":%.6g},\n",
+            p->pe_budget, p->dsp_cap, p->bram_cap, p->uram_cap, p->lut_cap, p->peak_ops);
+}
+
+static void json_engine(const PlanEngine *en, FILE *f)
+{
+    fprintf(f, "{\"kind\":\"%s\",\"mode\":\"%s\",\"pa\":%d,\"pb\":%d,\"pp\":%d,\"pes\":%d,\"dsp\":%d,"
+               "\"bram18k\":%d,\"uram\":%d,\"lut\":%d,\"layers\":%d,\"busy_cycles\":%lld,"
+               "\"max\":{\"a\":%lld,\"b\":%lld,\"p\":%lld,\"k\":%lld,\"hw\":%lld,\"c\":%lld}}",
+            plan_kind_name(en->kind), en->sesl ? "sesl" : "seml", en->shape.pa, en->shape.pb, en->shape.pp,
+            en->pes, en->dsp, en->bram18k, en->uram, en->lut, en->n_layers, (long long)en->busy,
+            (long long)en->max_a, (long long)en->max_b, (long long)en->max_p, (long long)en->max_k,
+            (long long)en->max_hw, (long long)en->max_c);
+}
+
+static void json_design_map(const Plan *p, const PlanDesign *d, FILE *f)
+{
+    fprintf(f, ",\"layers\":[");
+    for (int i = 0; d->map && i < p->n_units; i++) {
+        const PlanUnitMap *m = &d->map[i];
+        fprintf(f, "%s{\"unit\":%d,\"engine\":%d,\"sesl\":%s,\"cycles\":%lld,\"compute\":%lld,\"mem\":%lld,"
+                   "\"dram_bytes\":%lld,\"in_on_chip\":%s,\"out_on_chip\":%s}",
+                i ? "," : "", i, m->engine, m->sesl ? "true" : "false", (long long)m->cycles,
+                (long long)m->compute, (long long)m->mem, (long long)m->dram_bytes,
+                m->in_on_chip ? "true" : "false", m->out_on_chip ? "true" : "false");
+    }
+    fprintf(f, "]");
+}
+
+static void json_design(const Plan *p, const PlanDesign *d, FILE *f)
+{
+    fprintf(f, "{\"fits\":%s,\"why\":", d->fits ? "true" : "false");
+    jstr(f, d->fits ? "" : d->why);
+    fprintf(f, ",\"split\":%d,\"period_cycles\":%lld,\"fps\":", d->split, (long long)d->period);
+    jnum(f, d->fps);
+    fprintf(f, ",\"latency_ms\":");
+    jnum(f, d->latency_ms);
+    fprintf(f, ",\"t_sesl\":%lld,\"t_seml\":%lld,\"t_host\":%lld,\"pes\":%d,\"dsp\":%d,\"bram18k\":%d,"
+               "\"uram\":%d,\"lut\":%d,\"pe_util\":",
+            (long long)d->t_sesl, (long long)d->t_seml, (long long)d->t_host, d->pes, d->dsp, d->bram18k,
+            d->uram, d->lut);
+    jnum(f, d->pe_util);
+    fprintf(f, ",\"dram_bytes\":%lld,\"onchip_bytes\":%lld,\"fm_buf_bytes\":%lld,\"boundary_bytes\":%lld,"
+               "\"boundary_on_chip\":%s,\"engines\":[",
+            (long long)d->dram_bytes, (long long)d->onchip_bytes, (long long)d->fm_buf_bytes,
+            (long long)d->boundary_bytes, d->boundary_on_chip ? "true" : "false");
+    for (int e = 0; e < d->n_engines; e++) {
+        if (e)
+            fputc(',', f);
+        json_engine(&d->engines[e], f);
+    }
+    fprintf(f, "]");
+    json_design_map(p, d, f);
+    fprintf(f, "}");
+}
+
+static void json_unit(const Plan *p, const IrGraph *g, int i, FILE *f)
+{
+    const PlanUnit *u = &p->units[i];
+    fprintf(f, "{\"name\":");
+    jstr(f, layer_name(g, u->layer));
+    fprintf(f, ",\"op\":\"%s\",\"kind\":\"%s\",\"precision\":\"%s\",\"fused\":[", ir_op_name(g->layers[u->layer].op),
+            plan_kind_name(u->kind), prec_name(u->prec, u->bits));
+    for (int k = 0; k < u->n_fused; k++) {
+        if (k)
+            fputc(',', f);
+        jstr(f, layer_name(g, u->fused[k]));
+    }
+    fprintf(f, "],\"loops\":[%lld,%lld,%lld],\"in\":[%lld,%lld,%lld],\"out\":[%lld,%lld,%lld],\"k\":[%lld,%lld],"
+               "\"stride\":%lld,\"macs\":%lld,\"ops\":%lld,\"w_bytes\":%lld,\"in_bytes\":%lld,\"out_bytes\":%lld,"
+               "\"extra_bytes\":%lld",
+            (long long)u->loops.a, (long long)u->loops.b, (long long)u->loops.p, (long long)u->cin,
+            (long long)u->hin, (long long)u->win, (long long)u->cout, (long long)u->hout, (long long)u->wout,
+            (long long)u->kh, (long long)u->kw, (long long)u->stride, (long long)u->macs, (long long)u->ops,
+            (long long)u->w_bytes, (long long)u->in_bytes, (long long)u->out_bytes, (long long)u->extra_bytes);
+    const PlanRoof *r = &p->roof[i];
+    fprintf(f, ",\"roofline\":{\"intensity\":");
+    jnum(f, r->intensity);
+    fprintf(f, ",\"attainable_ops\":");
+    jnum(f, r->attainable);
+    fprintf(f, ",\"achieved_ops\":");
+    jnum(f, r->achieved);
+    const PlanMemLayer *m = &p->memory.layers[i];
+    fprintf(f, "},\"memory\":{\"chosen\":\"%s\",\"chosen_fits\":%s,\"fit_bits\":%d,\"onchip\":[",
+            plan_mem_config_name(m->chosen), m->chosen_fits ? "true" : "false", m->fit_bits);
+    for (int c = 0; c < PLAN_MEM_CONFIGS; c++)
+        fprintf(f, "%s%lld", c ? "," : "", (long long)m->onchip[c]);
+    fprintf(f, "],\"dram\":[");
+    for (int c = 0; c < PLAN_MEM_CONFIGS; c++)
+        fprintf(f, "%s%lld", c ? "," : "", (long long)m->dram[c]);
+    fprintf(f, "]}}");
+}
+
+static void json_memory(const Plan *p, FILE *f)
+{
+    const PlanMemory *m = &p->memory;
+    fprintf(f, "\"memory_analysis\":{\"budget_bytes\":%lld,\"configs\":[", (long long)m->budget);
+    for (int c = 0; c < PLAN_MEM_CONFIGS; c++) {
+        fprintf(f, "%s{\"name\":\"%s\",\"onchip_bytes\":%lld,\"dram_bytes\":%lld}", c ? "," : "",
+                plan_mem_config_name(c), (long long)m->homo_onchip[c], (long long)m->homo_dram[c]);
+    }
+    fprintf(f, "],\"heterogeneous\":{\"onchip_bytes\":%lld,\"dram_bytes\":%lld}},\n", (long long)m->hetero_onchip,
+            (long long)m->hetero_dram);
+}
+
+void plan_write_json(const Plan *p, const IrGraph *g, FILE *f)
+{
+    fprintf(f, "{\"model\":");
+    jstr(f, g->path);
+    fprintf(f, ",\n");
+    json_device(p, f);
+    json_budget(p, f);
+    fprintf(f, "\"totals\":{\"macs\":%lld,\"ops\":%lld,\"units\":%d,\"host_cycles\":%lld,\"host_layers\":[",
+            (long long)p->total_macs, (long long)p->total_ops, p->n_units, (long long)p->host_cycles);
+    for (int i = 0; i < p->n_host; i++) {
+        if (i)
+            fputc(',', f);
+        jstr(f, layer_name(g, p->host_layers[i]));
+    }
+    fprintf(f, "]},\n\"designs\":{\n\"hybrid\":");
+    json_design(p, &p->hybrid, f);
+    fprintf(f, ",\n\"seml\":");
+    json_design(p, &p->seml, f);
+    fprintf(f, ",\n\"sesl\":");
+    json_design(p, &p->sesl, f);
+    fprintf(f, "},\n");
+    json_memory(p, f);
+    fprintf(f, "\"units\":[\n");
+    for (int i = 0; i < p->n_units; i++) {
+        json_unit(p, g, i, f);
+        fprintf(f, "%s\n", i + 1 < p->n_units ? "," : "");
+    }
+    fprintf(f, "],\n\"plan_ms\":");
+    jnum(f, p->plan_ms);
+    fprintf(f, "}\n");
+}
