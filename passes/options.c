@@ -88,6 +88,7 @@ static int set_dump(PassOptions *opt, const char *cmd, const char *v)
     }
     memcpy(list, v, n + 1);
     char *colon = strrchr(list, ':');
+    opt->dump_json = false;
     if (colon && (!strcmp(colon, ":json") || !strcmp(colon, ":text"))) {
         opt->dump_json = colon[1] == 'j';
         *colon = 0;
