@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// ort_ref.js - run an ONNX model through ONNX Runtime (CPU) on raw input
+// files and write its outputs as raw files: the reference `onnx2hls verify`
+// and the benchmarks compare the generated host C against.
+//
+// usage: node ort_ref.js MODEL.onnx
+//            [--input NAME DTYPE:D0,D1,... FILE]...   (DTYPE: float32, int64, ...)
+//            [--output NAME FILE]...                  (default: every output to stdout summary)
+//            [--threads N] [--time RUNS]
+// Files are raw little-endian data. With --time, prints one JSON line
+// {"median_ms": ..., "min_ms": ...} over RUNS runs after the first.
+// Needs onnxruntime-node on NODE_PATH (npm install --ignore-scripts onnxruntime-node@1.30.0).
+'use strict';
+const fs = require('fs');
+
+const ARRAYS = {
+  float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array,
+  int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array,
+  int64: BigInt64Array, uint64: BigUint64Array, bool: Uint8Array,
+};
+const ORT_TYPES = { float64: 'float64', bool: 'bool' };
+
+function parseArgs(argv) {
+  const a = { model: null, inputs: [], outputs: [], threads: 1, runs: 0 };
+  for (let i = 0; i < argv.length; i++) {
+    const s = argv[i];
+    if (s === '--input') {
+      a.inputs.push({ name: argv[i + 1], spec: argv[i + 2], file: argv[i + 3] });
+      i += 3;
+    } else if (s === '--output') {
+      a.outputs.push({ name: argv[i + 1], file: argv[i + 2] });
+      i += 2;
+    } else if (s === '--threads') {
+      a.threads = Number(argv[++i]);
+    } else if (s === '--time') {
+      a.runs = Number(argv[++i]);
+    } else if (!a.model) {
+      a.model = s;
+    } else {
+      throw new Error(`unexpected argument ${s}`);
+    }
+  }
+  if (!a.model) throw new Error('no model given');
+  return a;
+}
+
+function makeTensor(ort, inp) {
+  const [dtype, dims] = inp.spec.split(':');
+  const Arr = ARRAYS[dtype];
+  if (!Arr) throw new Error(`unsupported dtype ${dtype} for input ${inp.name}`);
+  const shape = dims ? dims.split(',').filter((d) => d.length).map(Number) : [];
+  const buf = fs.readFileSync(inp.file);
+  const copy = new Uint8Array(buf.length);
+  copy.set(buf);
+  const data = new Arr(copy.buffer, 0, buf.length / Arr.BYTES_PER_ELEMENT);
+  return new ort.Tensor(ORT_TYPES[dtype] || dtype, data, shape);
+}
+
+function toBuffer(t) {
+  const d = t.data;
+  if (Array.isArray(d)) return Buffer.from(Uint8Array.from(d.map((v) => (v ? 1 : 0))));
+  return Buffer.from(d.buffer, d.byteOffset, d.byteLength);
+}
+
+(async () => {
+  const ort = require('onnxruntime-node');
+  const a = parseArgs(process.argv.slice(2));
+  const s = await ort.InferenceSession.create(a.model, {
+    intraOpNumThreads: a.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+    logSeverityLevel: 3,
+  });
+  const feeds = {};
+  a.inputs.forEach((inp, i) => {
+    feeds[inp.name || s.inputNames[i]] = makeTensor(ort, inp);
+  });
+  const r = await s.run(feeds);
+  for (const o of a.outputs) {
+    if (!(o.name in r)) throw new Error(`the model has no output ${o.name}`);
+    fs.writeFileSync(o.file, toBuffer(r[o.name]));
+  }
+  if (a.outputs.length === 0)
+    for (const n of s.outputNames) console.log(JSON.stringify({ output: n, dims: r[n].dims }));
+  if (a.runs > 0) {
+    const t = [];
+    for (let i = 0; i < a.runs; i++) {
+      const t0 = process.hrtime.bigint();
+      await s.run(feeds);
+      t.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    t.sort((p, q) => p - q);
+    console.log(JSON.stringify({ threads: a.threads, runs: a.runs, median_ms: t[t.length >> 1], min_ms: t[0] }));
+  }
+})().catch((e) => {
+  console.error(`ort_ref.js: ${e.message || e}`);
+  process.exit(1);
+});
