@@ -49,6 +49,7 @@ typedef struct {
     PlanTensorInfo ti;
     PlanFrontier *fr;        /* per unit */
     PlanSemlTable tab;
+    PlanSemlCache *cache;
     double bpc;              /* DRAM bytes per cycle */
     int64_t *stage_bytes;    /* DRAM bytes of unit i when it is a SESL stage */
     PlanBuf *skip;           /* residual FIFO of unit i when it is a SESL stage */
@@ -189,14 +190,17 @@ static PlanBuf skip_fifo(const Search *S, int ui)
     int prod = S->ti.unit_of[u->extra_t];
     if (prod < 0)
         return (PlanBuf){0, 0, 0, 0};
+    const IrTensor *x = &S->g->tensors[u->extra_t];
+    int64_t xh = x->rank > 2 && x->dims[2] > 0 ? x->dims[2] : 1;
+    int64_t xhw = numel_t(S->g, u->extra_t) / (x->rank > 1 && x->dims[1] > 0 ? x->dims[1] : 1);
     int64_t bytes;
-    if (numel_t(S->g, u->extra_t) < numel_t(S->g, u->in_t)) {
+    if (xhw < u->hout * u->wout) {
         bytes = u->in_bytes;
     } else {
         int64_t rows = 1;
         for (int v = prod + 1; v < ui; v++)
             rows += p->units[v].kh;
-        bytes = rows * u->win * u->cin * plan_value_bytes(u->bits);
+        bytes = rows * (u->extra_bytes / xh);
         if (bytes > u->extra_bytes)
             bytes = u->extra_bytes;
     }
@@ -219,6 +223,7 @@ static void search_init(Search *S)
         S->skip[i] = skip_fifo(S, i);
     }
     plan_seml_table_build(p, p->pe_budget, &S->tab);
+    S->cache = plan_seml_cache_new(p, &S->tab, &S->ti, S->bpc);
     S->onchip_cap = ((int64_t)p->bram_cap * 18432 + (int64_t)p->uram_cap * 294912) / 8;
 }
 
@@ -229,6 +234,7 @@ static void search_free(Search *S)
     free(S->fr);
     free(S->stage_bytes);
     free(S->skip);
+    plan_seml_cache_free(S->cache);
     plan_seml_table_free(S->p, &S->tab);
 }
 
@@ -473,14 +479,15 @@ static void split_setup(const Search *S, Split *sp, int split, int64_t fm_buf, b
     if (!sp->boundary_on_chip)
         sp->sesl_bytes += sp->boundary_bytes;
     sp->fm_width = fm_width(S, split);
-    sp->in = (PlanSemlIn){p, &S->tab, &S->ti, S->g, split, fm_buf, sp->boundary_on_chip, S->bpc, p->pe_budget};
+    sp->in = (PlanSemlIn){p, &S->tab, S->cache, &S->ti, S->g, split, fm_buf, sp->boundary_on_chip, S->bpc,
+                          p->pe_budget};
     sp->seml = split < p->n_units ? plan_seml_new(&sp->in) : NULL;
 }
 
 typedef struct {
     bool ok;
     int64_t T;
-    const char *why;
+    const char *why;         /* failure: why; success: the constraint that binds below T */
 } Found;
 
 /* least feasible period for a split, by bisection */
@@ -516,10 +523,12 @@ static Found bisect(const Search *S, const Split *sp, Eval *e, Items *it)
     while (hi - lo > 1 && hi - lo > hi / 4000) {
         int64_t mid = lo + (hi - lo) / 2;
         eval_at(S, sp, mid, e, it);
-        if (e->ok)
+        if (e->ok) {
             hi = mid;
-        else
+        } else {
             lo = mid;
+            r.why = e->why;   /* what keeps the period from going lower */
+        }
     }
     r.ok = true;
     r.T = hi;
@@ -536,6 +545,7 @@ typedef struct {
     int64_t period, latency;
     bool ok;
     const char *why;
+    bool mem_bound;          /* on-chip memory kept the period from going lower */
 } Best;
 
 static int64_t period_of(const Eval *e, int64_t host)
@@ -567,7 +577,9 @@ static int64_t onchip_capacity_left(const Search *S, int split)
     return S->onchip_cap - w;
 }
 
-static void try_split(const Search *S, int split, Eval *e, Items *it, Best *best, const char **why)
+/* Sizes of the SEML ping-pong buffers worth trying: the largest SEML map
+ * that fits beside the SESL weights, then the next smaller one. */
+static void split_candidates(const Search *S, int split, int64_t cand[2], bool *bnd)
 {
     const Plan *p = S->p;
     int64_t *sizes = malloc(sizeof(int64_t) * (size_t)(p->n_units + 1));
@@ -579,35 +591,48 @@ static void try_split(const Search *S, int split, Eval *e, Items *it, Best *best
     memset(&probe, 0, sizeof probe);
     probe.split = split;
     boundary(S, &probe);
-    bool bnd = probe.boundary_bytes > 0 && 2 * probe.boundary_bytes <= left * 3 / 4;
-    if (bnd)
+    *bnd = probe.boundary_bytes > 0 && 2 * probe.boundary_bytes <= left * 3 / 4;
+    if (*bnd)
         left -= 2 * probe.boundary_bytes;
-    int64_t cand[2] = {0, -1};
+    cand[0] = 0;
+    cand[1] = -1;
     int k = 0;
     while (k < ns && 3 * sizes[k] > left * 4 / 5)
         k++;
     if (k < ns) {
         cand[0] = sizes[k];
-        cand[1] = k + 1 < ns ? sizes[k + 1] : -1;
-    }
-    for (int c = 0; c < 2; c++) {
-        if (cand[c] < 0 || (c == 1 && split == p->n_units))
-            continue;
-        Split sp;
-        split_setup(S, &sp, split, cand[c], bnd);
-        Found f = bisect(S, &sp, e, it);
-        if (f.ok) {
-            eval_at(S, &sp, f.T, e, it);
-            Best b = {split, cand[c], bnd, f.T, period_of(e, p->host_cycles),
-                      e->t_sesl + e->t_seml + p->host_cycles, true, NULL};
-            if (better(&b, best))
-                *best = b;
-        } else if (why && !*why) {
-            *why = f.why;
-        }
-        plan_seml_free(sp.seml);
+        cand[1] = k + 1 < ns && split < p->n_units ? sizes[k + 1] : -1;
     }
     free(sizes);
+}
+
+static void try_one(const Search *S, int split, int64_t fm, bool bnd, Eval *e, Items *it, Best *best,
+                    const char **why)
+{
+    const Plan *p = S->p;
+    Split sp;
+    split_setup(S, &sp, split, fm, bnd);
+    Found f = bisect(S, &sp, e, it);
+    if (f.ok) {
+        eval_at(S, &sp, f.T, e, it);
+        Best b = {split, fm, bnd, f.T, period_of(e, p->host_cycles),
+                  e->t_sesl + e->t_seml + p->host_cycles, true, NULL,
+                  f.why && !strncmp(f.why, "on-chip memory", 14)};
+        if (better(&b, best))
+            *best = b;
+    } else if (why && !*why) {
+        *why = f.why;
+    }
+    plan_seml_free(sp.seml);
+}
+
+static void try_split(const Search *S, int split, int which, Eval *e, Items *it, Best *best, const char **why)
+{
+    int64_t cand[2];
+    bool bnd;
+    split_candidates(S, split, cand, &bnd);
+    if (cand[which] >= 0)
+        try_one(S, split, cand[which], bnd, e, it, best, why);
 }
 
 static void engine_maxima(const Plan *p, PlanEngine *en, const PlanUnit *u)
@@ -750,31 +775,85 @@ static void design_none(PlanDesign *d, const char *name, int split, const char *
     snprintf(d->why, sizeof d->why, "does not fit: %s", why ? why : "no feasible period");
 }
 
+/* the k best splits of res[lo..hi] (by `better`), into out */
+static int top_splits(const Best *res, int lo, int hi, int k, int *out)
+{
+    int n = 0;
+    for (int s = lo; s <= hi; s++) {
+        if (!res[s].ok)
+            continue;
+        int pos = n < k ? n++ : k;
+        if (pos == k && !better(&res[s], &res[out[k - 1]]))
+            continue;
+        if (pos == k)
+            pos = k - 1;
+        while (pos > 0 && better(&res[s], &res[out[pos - 1]])) {
+            out[pos] = out[pos - 1];
+            pos--;
+        }
+        out[pos] = s;
+    }
+    return n;
+}
+
+#define SECOND_LOOK 8  /* splits that also try the smaller SEML buffer */
+
+/* Every split with the largest buffer that fits; the most promising splits
+ * (and both baselines) also with the next smaller buffer. */
+static void search_splits(const Search *S, Best *res, const char **why, Eval *e, Items *it)
+{
+    const Plan *p = S->p;
+    int n = p->n_units, lo = 0, hi = n;
+    if (p->opt.force_split >= 0)
+        lo = hi = p->opt.force_split > n ? n : p->opt.force_split;
+    for (int s = lo; s <= hi; s++)
+        try_split(S, s, 0, e, it, &res[s], &why[s]);
+    if (lo > 0)
+        try_split(S, 0, 0, e, it, &res[0], &why[0]);
+    if (hi < n)
+        try_split(S, n, 0, e, it, &res[n], &why[n]);
+    int top[SECOND_LOOK];
+    int nt = top_splits(res, lo, hi, SECOND_LOOK, top);
+    char *again = calloc((size_t)n + 1, 1);
+    if (!again)
+        abort();
+    for (int k = 0; k < nt; k++)
+        again[top[k]] = 1;
+    again[0] = 1;
+    for (int s = lo; s <= hi; s++)
+        if (res[s].ok && res[s].mem_bound)
+            again[s] = 1;
+    for (int s = 0; s <= n; s++)
+        if (again[s])
+            try_split(S, s, 1, e, it, &res[s], &why[s]);
+    free(again);
+}
+
 static void run_search(Search *S)
 {
     Plan *p = S->p;
     int n = p->n_units;
     Eval e;
     e.pick = calloc((size_t)n + 1, sizeof(int));
+    Best *res = calloc((size_t)n + 1, sizeof *res);
+    const char **why = calloc((size_t)n + 1, sizeof *why);
+    if (!e.pick || !res || !why)
+        abort();
     Items it = {NULL, 0, 0};
-    Best none = {0, 0, false, 0, 0, 0, false, NULL};
-    Best seml = none, sesl = none, hyb = none;
-    const char *why_seml = NULL, *why_sesl = NULL, *why_hyb = NULL;
-    try_split(S, 0, &e, &it, &seml, &why_seml);
-    try_split(S, n, &e, &it, &sesl, &why_sesl);
-    if (p->opt.force_split >= 0) {
-        int s = p->opt.force_split > n ? n : p->opt.force_split;
-        try_split(S, s, &e, &it, &hyb, &why_hyb);
-    } else {
-        hyb = better(&seml, &sesl) ? seml : sesl;
-        for (int s = 1; s < n; s++)
-            try_split(S, s, &e, &it, &hyb, &why_hyb);
-    }
-    Best *bs[3] = {&hyb, &seml, &sesl};
+    search_splits(S, res, why, &e, &it);
+    int lo = 0, hi = n;
+    if (p->opt.force_split >= 0)
+        lo = hi = p->opt.force_split > n ? n : p->opt.force_split;
+    Best hyb = res[lo];
+    const char *why_hyb = why[lo];
+    for (int s = lo + 1; s <= hi; s++)
+        if (better(&res[s], &hyb))
+            hyb = res[s];
+    Best *bs[3] = {&hyb, &res[0], &res[n]};
     PlanDesign *ds[3] = {&p->hybrid, &p->seml, &p->sesl};
     const char *names[3] = {"hybrid", "seml", "sesl"};
-    const char *whys[3] = {why_hyb ? why_hyb : why_seml, why_seml, why_sesl};
-    int splits[3] = {p->opt.force_split >= 0 ? p->opt.force_split : 0, 0, n};
+    const char *whys[3] = {why_hyb ? why_hyb : why[0], why[0], why[n]};
+    int splits[3] = {lo, 0, n};
     for (int k = 0; k < 3; k++) {
         if (bs[k]->ok) {
             memset(ds[k], 0, sizeof *ds[k]);
@@ -784,6 +863,8 @@ static void run_search(Search *S)
         }
         ds[k]->name = names[k];
     }
+    free(res);
+    free(why);
     free(e.pick);
     free(it.v);
 }
@@ -842,10 +923,10 @@ static void set_budgets(Plan *p)
     p->peak_ops = 2.0 * p->pe_budget * p->clock_mhz * 1e6;
 }
 
-static double now_ms(void)
+static double now_ms(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
@@ -854,7 +935,7 @@ int plan_build(const IrGraph *g, const PlanDevice *dev, const PlanOptions *opt, 
     memset(p, 0, sizeof *p);
     if (check_options(g, opt, dev, d))
         return -1;
-    double t0 = now_ms();
+    double t0 = now_ms(CLOCK_MONOTONIC), c0 = now_ms(CLOCK_THREAD_CPUTIME_ID);
     p->dev = *dev;
     p->opt = *opt;
     p->clock_mhz = opt->clock_mhz > 0 ? opt->clock_mhz : dev->clock_mhz;
@@ -879,7 +960,8 @@ int plan_build(const IrGraph *g, const PlanDevice *dev, const PlanOptions *opt, 
     plan_tensor_info_free(&S.ti);
     plan_memory_analyse(p, &p->memory);
     plan_roofline(p);
-    p->plan_ms = now_ms() - t0;
+    p->plan_ms = now_ms(CLOCK_MONOTONIC) - t0;
+    p->plan_cpu_ms = now_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
     return 0;
 }
 

@@ -229,7 +229,8 @@ typedef struct {
     PlanMemory memory;
     PlanRoof *roof;        /* per unit */
     double peak_ops;       /* 2 * pe_budget * f */
-    double plan_ms;        /* wall time of the search */
+    double plan_ms;        /* wall time of plan_build */
+    double plan_cpu_ms;    /* CPU time of plan_build (what it costs on an idle machine) */
 } Plan;
 
 /* Plan graph g (shapes known) for dev under opt. 0 ok; -1 with messages on d

@@ -113,6 +113,7 @@ int plan_frontier_pick(const PlanFrontier *f, int64_t t);
 PlanKind plan_seml_family(PlanKind k);
 
 typedef struct PlanSeml PlanSeml;
+typedef struct PlanSemlCache PlanSemlCache;
 
 /* Shapes a reusable engine may take (powers of two in each loop, at most the
  * PE budget, no wider than the largest loop of its family) and the compute
@@ -131,6 +132,7 @@ void plan_seml_table_free(const Plan *p, PlanSemlTable *t);
 typedef struct {
     const Plan *p;
     const PlanSemlTable *tab;
+    PlanSemlCache *cache;
     const PlanTensorInfo *ti;
     const IrGraph *g;
     int first;             /* units first..n_units-1 are SEML */
@@ -145,6 +147,10 @@ typedef struct {
     PlanKind kind[2 * PLAN_K_COUNT];
     PlanShape shape[2 * PLAN_K_COUNT];
 } PlanSemlChoice;
+
+/* Per-buffer-size sums shared by every split's solver (filled lazily). */
+PlanSemlCache *plan_seml_cache_new(const Plan *p, const PlanSemlTable *tab, const PlanTensorInfo *ti, double bpc);
+void plan_seml_cache_free(PlanSemlCache *c);
 
 PlanSeml *plan_seml_new(const PlanSemlIn *in);
 void plan_seml_free(PlanSeml *s);

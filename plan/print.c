@@ -142,7 +142,7 @@ void plan_print_text(const Plan *p, const IrGraph *g, FILE *f)
         text_engines(&p->hybrid, f);
         text_layers(p, g, &p->hybrid, f);
     }
-    fprintf(f, "planner time: %.1f ms\n", p->plan_ms);
+    fprintf(f, "planner time: %.1f ms (%.1f ms CPU)\n", p->plan_ms, p->plan_cpu_ms);
 }
 
 /* ------------------------------------------------------------- JSON */
@@ -325,5 +325,7 @@ void plan_write_json(const Plan *p, const IrGraph *g, FILE *f)
     }
     fprintf(f, "],\n\"plan_ms\":");
     jnum(f, p->plan_ms);
+    fprintf(f, ",\"plan_cpu_ms\":");
+    jnum(f, p->plan_cpu_ms);
     fprintf(f, "}\n");
 }

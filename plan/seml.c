@@ -24,8 +24,9 @@
 #include <string.h>
 
 #define INF (INT64_MAX / 4)
+#define CAP ((int64_t)1 << 50)   /* one unit's time; sums of many stay below INF */
 #define MAX_LEVELS 24
-#define PAIR_CANDIDATES 6
+#define PAIR_CANDIDATES 4
 
 /* One reusable engine family serves every layer that is a matrix product
  * over its reduction: standard conv (C*K*K terms gathered by the window
@@ -270,6 +271,134 @@ static int64_t mem_cycles(const PlanSemlIn *in, int64_t bytes)
     return c >= (double)INF ? INF : (int64_t)(c + 0.999999);
 }
 
+/* ------------------------------------------------------------- cache */
+
+/* A small index for each unroll factor 2^k or 3*2^k: DRAM traffic depends on
+ * a shape only through its filter lanes pa, so it is computed per key. */
+#define NKEYS (4 * MAX_LEVELS)
+
+static int pa_key(int pa)
+{
+    int three = pa % 3 == 0;
+    int k = plan_ilog2_ceil(three ? pa / 3 : pa);
+    int key = 2 * k + three;
+    return key < NKEYS ? key : NKEYS - 1;
+}
+
+/* For one buffer size: every unit's time on every shape assuming its inputs
+ * come from SEML layers (memin per unit and key), summed over each family's
+ * units from every start index on (suf). A split then only corrects the few
+ * units reading tensors from the SESL part. */
+typedef struct {
+    int64_t fm;
+    int64_t *memin;                   /* n_units x NKEYS */
+    int64_t *suf[PLAN_K_COUNT];       /* (n_units+1) x n_shapes[f] */
+} SumSet;
+
+struct PlanSemlCache {
+    const Plan *p;
+    const PlanSemlTable *tab;
+    const PlanTensorInfo *ti;
+    double bpc;
+    int *key[PLAN_K_COUNT];           /* per shape */
+    SumSet *sets;
+    int n, cap;
+};
+
+PlanSemlCache *plan_seml_cache_new(const Plan *p, const PlanSemlTable *tab, const PlanTensorInfo *ti, double bpc)
+{
+    PlanSemlCache *c = calloc(1, sizeof *c);
+    if (!c)
+        abort();
+    *c = (PlanSemlCache){p, tab, ti, bpc, {NULL}, NULL, 0, 0};
+    for (int f = 0; f < PLAN_K_COUNT; f++) {
+        c->key[f] = malloc(sizeof(int) * (size_t)(tab->n_shapes[f] + 1));
+        if (!c->key[f])
+            abort();
+        for (int j = 0; j < tab->n_shapes[f]; j++)
+            c->key[f][j] = pa_key(tab->shapes[f][j].pa);
+    }
+    return c;
+}
+
+void plan_seml_cache_free(PlanSemlCache *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->n; i++) {
+        free(c->sets[i].memin);
+        for (int f = 0; f < PLAN_K_COUNT; f++)
+            free(c->sets[i].suf[f]);
+    }
+    for (int f = 0; f < PLAN_K_COUNT; f++)
+        free(c->key[f]);
+    free(c->sets);
+    free(c);
+}
+
+static void mem_keys(const PlanSemlIn *in, int ui, int64_t *out)
+{
+    for (int k = 0; k < NKEYS; k++)
+        out[k] = -1;
+    PlanKind f = plan_seml_family(in->p->units[ui].kind);
+    for (int j = 0; j < in->tab->n_shapes[f]; j++) {
+        int pa = in->tab->shapes[f][j].pa, k = pa_key(pa);
+        if (out[k] < 0)
+            out[k] = mem_cycles(in, plan_seml_unit_bytes(in, ui, pa, NULL, NULL));
+    }
+}
+
+static void sumset_build(PlanSemlCache *c, SumSet *ss, int64_t fm)
+{
+    const Plan *p = c->p;
+    int n = p->n_units;
+    PlanSemlIn in = {p, c->tab, c, c->ti, NULL, 0, fm, false, c->bpc, 0};
+    ss->fm = fm;
+    ss->memin = malloc(sizeof(int64_t) * (size_t)n * NKEYS + 1);
+    if (!ss->memin)
+        abort();
+    for (int u = 0; u < n; u++)
+        mem_keys(&in, u, ss->memin + (size_t)u * NKEYS);
+    for (int f = 0; f < PLAN_K_COUNT; f++) {
+        int ns = c->tab->n_shapes[f];
+        ss->suf[f] = calloc((size_t)(n + 1) * (size_t)(ns ? ns : 1), sizeof(int64_t));
+        if (!ss->suf[f])
+            abort();
+        for (int u = n - 1; u >= 0; u--) {
+            int64_t *dst = ss->suf[f] + (size_t)u * ns, *src = dst + ns;
+            bool mine = plan_seml_family(p->units[u].kind) == (PlanKind)f;
+            const int64_t *mem = ss->memin + (size_t)u * NKEYS;
+            for (int j = 0; j < ns; j++) {
+                int64_t t = 0;
+                if (mine) {
+                    int64_t cc = c->tab->row[u][j], m = mem[c->key[f][j]];
+                    t = cc > m ? cc : m;
+                    if (t > CAP)
+                        t = CAP;
+                }
+                dst[j] = src[j] + t;
+            }
+        }
+    }
+}
+
+static const SumSet *cache_get(PlanSemlCache *c, int64_t fm)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->sets[i].fm == fm)
+            return &c->sets[i];
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 8;
+        c->sets = realloc(c->sets, sizeof *c->sets * (size_t)c->cap);
+        if (!c->sets)
+            abort();
+    }
+    SumSet *ss = &c->sets[c->n++];
+    memset(ss, 0, sizeof *ss);
+    sumset_build(c, ss, fm);
+    return ss;
+}
+
 /* ------------------------------------------------------------ solver */
 
 typedef struct {
@@ -290,11 +419,18 @@ struct PlanSeml {
     int64_t base;        /* per-layer set-up of every SEML layer */
 };
 
+/* One family's view of this split: its units, their times per shape. */
 typedef struct {
+    const PlanSemlIn *in;
+    const SumSet *ss;
+    PlanKind f;
     int n_units, n_shapes;
     int *units;
-    int64_t *t;          /* n_units x n_shapes: cycles of unit on shape */
+    int64_t *memb;       /* per unit: NKEYS DRAM cycles with this split's inputs, or NULL row */
+    bool *corr;          /* unit reads a tensor from the SESL part */
+    int64_t *tsum;       /* per shape: the family's time on it */
     const PlanShape *shapes;
+    const int *key;
     int n_lev;           /* shapes are sorted by PEs: level l is [lo[l], hi[l]) */
     int lev_pes[2 * MAX_LEVELS], lo[2 * MAX_LEVELS], hi[2 * MAX_LEVELS];
 } FamTable;
@@ -325,56 +461,79 @@ static int fam_level(const FamTable *ft, int pes)
     return -1;
 }
 
-/* a small index for each unroll factor 2^k or 3*2^k (cache key) */
-static int pa_key(int pa)
+/* time of the k-th unit of the family on shape j */
+static int64_t unit_time(const FamTable *ft, int k, int j)
 {
-    int three = pa % 3 == 0;
-    int k = plan_ilog2_ceil(three ? pa / 3 : pa);
-    int key = 2 * k + three;
-    return key < 4 * MAX_LEVELS ? key : 4 * MAX_LEVELS - 1;
+    int ui = ft->units[k];
+    int64_t cc = ft->in->tab->row[ui][j];
+    const int64_t *mem = ft->corr[k] ? ft->memb + (size_t)k * NKEYS : ft->ss->memin + (size_t)ui * NKEYS;
+    int64_t m = mem[ft->key[j]];
+    int64_t t = cc > m ? cc : m;
+    return t > CAP ? CAP : t;
+}
+
+static bool reads_sesl(const PlanSemlIn *in, const PlanUnit *u)
+{
+    int ts[2] = {u->in_t, u->extra_t};
+    for (int k = 0; k < 2; k++) {
+        int prod = ts[k] >= 0 ? in->ti->unit_of[ts[k]] : -1;
+        if (prod >= 0 && prod < in->first)
+            return true;
+    }
+    return false;
 }
 
 static void fam_table(const PlanSeml *s, PlanKind f, FamTable *ft)
 {
     const PlanSemlIn *in = &s->in;
     const Plan *p = in->p;
+    int n = p->n_units;
+    memset(ft, 0, sizeof *ft);
+    ft->in = in;
+    ft->ss = cache_get(in->cache, in->fm_buf);
+    ft->f = f;
     ft->n_shapes = in->tab->n_shapes[f];
     ft->shapes = in->tab->shapes[f];
-    ft->units = malloc(sizeof(int) * (size_t)(p->n_units + 1));
-    ft->n_units = 0;
-    for (int i = in->first; i < p->n_units; i++)
+    ft->key = in->cache->key[f];
+    ft->units = malloc(sizeof(int) * (size_t)(n + 1));
+    ft->corr = calloc((size_t)n + 1, sizeof(bool));
+    ft->memb = malloc(sizeof(int64_t) * (size_t)(n + 1) * NKEYS);
+    ft->tsum = malloc(sizeof(int64_t) * (size_t)(ft->n_shapes + 1));
+    if (!ft->units || !ft->corr || !ft->memb || !ft->tsum)
+        abort();
+    for (int i = in->first; i < n; i++)
         if (plan_seml_family(p->units[i].kind) == f)
             ft->units[ft->n_units++] = i;
-    ft->t = malloc(sizeof(int64_t) * (size_t)(ft->n_units * ft->n_shapes + 1));
-    if (!ft->units || !ft->t)
-        abort();
+    const int64_t *suf = ft->ss->suf[f] + (size_t)in->first * ft->n_shapes;
+    for (int j = 0; j < ft->n_shapes; j++)
+        ft->tsum[j] = suf[j];
     for (int k = 0; k < ft->n_units; k++) {
-        int ui = ft->units[k];
-        int64_t mem[4 * MAX_LEVELS];
-        for (int l = 0; l < 4 * MAX_LEVELS; l++)
-            mem[l] = -1;
-        for (int j = 0; j < ft->n_shapes; j++) {
-            int l = pa_key(ft->shapes[j].pa);
-            if (mem[l] < 0)
-                mem[l] = mem_cycles(in, plan_seml_unit_bytes(in, ui, ft->shapes[j].pa, NULL, NULL));
-            int64_t c = in->tab->row[ui][j];
-            ft->t[k * ft->n_shapes + j] = c > mem[l] ? c : mem[l];
-        }
+        if (!reads_sesl(in, &p->units[ft->units[k]]))
+            continue;
+        for (int j = 0; j < ft->n_shapes; j++)
+            ft->tsum[j] -= unit_time(ft, k, j);
+        ft->corr[k] = true;
+        mem_keys(in, ft->units[k], ft->memb + (size_t)k * NKEYS);
+        for (int j = 0; j < ft->n_shapes; j++)
+            ft->tsum[j] += unit_time(ft, k, j);
     }
     fam_levels(ft);
+}
+
+static void fam_free(FamTable *ft)
+{
+    free(ft->units);
+    free(ft->corr);
+    free(ft->memb);
+    free(ft->tsum);
 }
 
 static int64_t pair_time(const FamTable *ft, int a, int b)
 {
     int64_t sum = 0;
     for (int k = 0; k < ft->n_units; k++) {
-        int64_t x = ft->t[k * ft->n_shapes + a];
-        if (b >= 0) {
-            int64_t y = ft->t[k * ft->n_shapes + b];
-            if (y < x)
-                x = y;
-        }
-        sum += x;
+        int64_t x = unit_time(ft, k, a), y = unit_time(ft, k, b);
+        sum += x < y ? x : y;
         if (sum >= INF)
             return INF;
     }
@@ -389,9 +548,14 @@ static int level_candidates(const FamTable *ft, int pes, int *out)
         return 0;
     for (int k = 0; k < ft->n_units && n < PAIR_CANDIDATES; k++) {
         int best = -1;
-        for (int j = ft->lo[l]; j < ft->hi[l]; j++)
-            if (best < 0 || ft->t[k * ft->n_shapes + j] < ft->t[k * ft->n_shapes + best])
+        int64_t bt = INF;
+        for (int j = ft->lo[l]; j < ft->hi[l]; j++) {
+            int64_t t = unit_time(ft, k, j);
+            if (best < 0 || t < bt) {
                 best = j;
+                bt = t;
+            }
+        }
         bool dup = best < 0;
         for (int i = 0; i < n && !dup; i++)
             dup = out[i] == best;
@@ -405,13 +569,11 @@ static Opt best_single(const FamTable *ft, int pes)
 {
     Opt o = {pes, INF, -1, -1};
     int l = fam_level(ft, pes);
-    for (int j = l < 0 ? 0 : ft->lo[l]; l >= 0 && j < ft->hi[l]; j++) {
-        int64_t t = pair_time(ft, j, -1);
-        if (t < o.time) {
-            o.time = t;
+    for (int j = l < 0 ? 0 : ft->lo[l]; l >= 0 && j < ft->hi[l]; j++)
+        if (ft->tsum[j] < o.time) {
+            o.time = ft->tsum[j];
             o.s1 = j;
         }
-    }
     return o;
 }
 
@@ -476,31 +638,32 @@ static void family_options(PlanSeml *s, int fi)
     }
     s->opt[fi] = v;
     s->n_opt[fi] = n;
-    free(ft.units);
-    free(ft.t);
+    fam_free(&ft);
 }
-
+/* dp row i+1 = least time of families 0..i within q PE quanta. The last
+ * family is not tabulated: each query picks its option directly. */
 static void knapsack(PlanSeml *s)
 {
-    int nq = s->nq;
-    s->dp = malloc(sizeof(int64_t) * (size_t)(s->n_fam + 1) * (size_t)nq);
-    s->arg = malloc(sizeof(short) * (size_t)(s->n_fam + 1) * (size_t)nq);
+    int nq = s->nq, rows = s->n_fam > 0 ? s->n_fam : 1;
+    s->dp = malloc(sizeof(int64_t) * (size_t)rows * (size_t)nq);
+    s->arg = malloc(sizeof(short) * (size_t)rows * (size_t)nq);
     if (!s->dp || !s->arg)
         abort();
     for (int q = 0; q < nq; q++)
         s->dp[q] = 0;
-    for (int i = 0; i < s->n_fam; i++) {
+    for (int i = 0; i + 1 < s->n_fam; i++) {
         const int64_t *prev = s->dp + (size_t)i * nq;
         int64_t *cur = s->dp + (size_t)(i + 1) * nq;
         short *arg = s->arg + (size_t)i * nq;
         for (int q = 0; q < nq; q++) {
             cur[q] = INF;
             arg[q] = -1;
-            for (int o = 0; o < s->n_opt[i]; o++) {
-                int c = (int)plan_cdiv(s->opt[i][o].pes, s->grid);
-                if (c > q || prev[q - c] >= INF)
-                    continue;
-                int64_t t = prev[q - c] + s->opt[i][o].time;
+        }
+        for (int o = 0; o < s->n_opt[i]; o++) {
+            int c = (int)plan_cdiv(s->opt[i][o].pes, s->grid);
+            int64_t to = s->opt[i][o].time;
+            for (int q = c; q < nq; q++) {
+                int64_t t = prev[q - c] >= INF ? INF : prev[q - c] + to;
                 if (t < cur[q]) {
                     cur[q] = t;
                     arg[q] = (short)o;
@@ -508,6 +671,25 @@ static void knapsack(PlanSeml *s)
             }
         }
     }
+}
+
+/* best option of the last family at column c, with the total time */
+static int last_pick(const PlanSeml *s, int c, int64_t *total)
+{
+    int i = s->n_fam - 1, best = -1;
+    const int64_t *prev = s->dp + (size_t)i * s->nq;
+    *total = INF;
+    for (int o = 0; o < s->n_opt[i]; o++) {
+        int k = (int)plan_cdiv(s->opt[i][o].pes, s->grid);
+        if (k > c || prev[c - k] >= INF)
+            continue;
+        int64_t t = prev[c - k] + s->opt[i][o].time;
+        if (t < *total) {
+            *total = t;
+            best = o;
+        }
+    }
+    return best;
 }
 
 PlanSeml *plan_seml_new(const PlanSemlIn *in)
@@ -560,7 +742,8 @@ int64_t plan_seml_time(const PlanSeml *s, int q)
     int c = column(s, q);
     if (c < 0)
         return INT64_MAX;
-    int64_t t = s->dp[(size_t)s->n_fam * s->nq + c];
+    int64_t t;
+    last_pick(s, c, &t);
     return t >= INF ? INT64_MAX : t + s->base;
 }
 
@@ -568,8 +751,9 @@ void plan_seml_choice(const PlanSeml *s, int q, PlanSemlChoice *ch)
 {
     memset(ch, 0, sizeof *ch);
     int c = column(s, q);
+    int64_t total;
     for (int i = s->n_fam - 1; i >= 0 && c >= 0; i--) {
-        int o = s->arg[(size_t)i * s->nq + c];
+        int o = i == s->n_fam - 1 ? last_pick(s, c, &total) : s->arg[(size_t)i * s->nq + c];
         if (o < 0)
             return;
         const Opt *op = &s->opt[i][o];

@@ -86,17 +86,19 @@ void plan_frontier_build(const PlanUnit *u, const PlanDevice *dev, int max_pes, 
         for (int k = 1; k < np; k++)
             consider(&slot[full * fp[k]], u, (PlanShape){(int)u->loops.a, (int)u->loops.b, fp[k]});
     }
-    f->pts = malloc(sizeof *f->pts * (size_t)(max_pes + 1));
-    if (!f->pts)
-        abort();
-    f->n = 0;
+    int n = 0;
     int64_t last = INT64_MAX;
     for (int pe = 1; pe <= max_pes; pe++) {
         if (!slot[pe].cycles || slot[pe].cycles >= last)
             continue;
-        fill_point(u, dev, &f->pts[f->n++], &slot[pe]);
+        slot[n++] = slot[pe];   /* compact in place: n <= pe */
         last = slot[pe].cycles;
     }
+    f->pts = malloc(sizeof *f->pts * (size_t)(n + 1));
+    if (!f->pts)
+        abort();
+    for (f->n = 0; f->n < n; f->n++)
+        fill_point(u, dev, &f->pts[f->n], &slot[f->n]);
     free(slot);
     free(fa);
 }

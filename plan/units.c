@@ -342,6 +342,8 @@ static bool try_fuse(Ctx *c, int l)
             return true;
         if (ir_tensor_uses(g, x) != 1 || u->n_fused >= 8 || other == x)
             continue;
+        if (numel(g, L->out[0]) != numel(g, x))  /* a broadcast that grows the map is no epilogue */
+            continue;
         if (other >= 0 && u->extra_t >= 0)
             continue;
         if (other >= 0) {

@@ -1,6 +1,6 @@
 /* bench_plan.c - times the planner alone (model loading excluded) on one
  * model at several PE budgets and prints one line per budget:
- *   MODEL PES hybrid_fps seml_fps sesl_fps|- split util_hybrid util_seml util_sesl ms
+ *   MODEL PES hybrid_fps seml_fps sesl_fps|- split util_hybrid util_seml util_sesl wall_ms cpu_ms
  * Why a program of its own: the planner must stay fast enough to run inside
  * every `compile` (<= 100 ms on EfficientNet-B0), so its time is measured
  * without the frontend's. Built and run by tests/bench/bench_plan.sh. */
@@ -45,8 +45,8 @@ int main(int argc, char **argv)
             printf("%.1f", p.sesl.fps);
         else
             printf("-");
-        printf(" %d %.3f %.3f %.3f %.1f\n", p.hybrid.split, p.hybrid.pe_util, p.seml.pe_util,
-               p.sesl.fits ? p.sesl.pe_util : 0.0, p.plan_ms);
+        printf(" %d %.3f %.3f %.3f %.1f %.1f\n", p.hybrid.split, p.hybrid.pe_util, p.seml.pe_util,
+               p.sesl.fits ? p.sesl.pe_util : 0.0, p.plan_ms, p.plan_cpu_ms);
         plan_free(&p);
     }
     ir_graph_free(g);
