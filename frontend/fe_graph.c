@@ -390,9 +390,7 @@ static void make_layer(FeCtx *c, FeNode *n)
     for (int i = 0; i < n->n_out; i++) {
         out[i] = -1;
         const char *nm = n->pb->output[i];
-        if (n->out_t[i] >= 0) {
-            out[i] = n->out_t[i];
-        } else if (nm[0]) {
+        if (n->out_t[i] < 0 && nm[0]) { /* outputs bound by the importer are constants */
             IrTensor *o = &n->out[i];
             out[i] = fe_act_tensor(c, nm, o->dtype, o->rank, o->dims);
             c->g->tensors[out[i]].quant = o->quant;
