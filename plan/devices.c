@@ -297,7 +297,7 @@ int plan_device_load(const char *path, PlanDevice *dev, IrDiag *d)
         return -1;
     }
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 1);
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1); /* + the NUL slurp adds */
     if (!root) {
         size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
         diag_error(d, path, NULL, NULL, "device file is not valid JSON (near byte %zu)", at);

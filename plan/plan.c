@@ -240,24 +240,44 @@ static void search_free(Search *S)
 
 /* --------------------------------------------------------- evaluation */
 
+/* What a reusable engine of family f must support over the SEML units it may
+ * serve: the widest word, whether it multiplies, the longest reduction. */
+typedef struct {
+    int bits;
+    IrPrecision prec;
+    bool mul;
+    int64_t max_b;
+} FamNeeds;
+
+static FamNeeds family_needs(const Plan *p, int split, PlanKind f)
+{
+    FamNeeds n = {8, IR_PREC_INT8, false, 1};
+    for (int i = split; i < p->n_units; i++) {
+        const PlanUnit *u = &p->units[i];
+        if (plan_seml_family(u->kind) != f)
+            continue;
+        if (u->loops.b > n.max_b)
+            n.max_b = u->loops.b;
+        if (u->bits > n.bits || (u->bits == n.bits && u->prec == IR_PREC_FLOAT)) {
+            n.bits = u->bits;
+            n.prec = u->prec;
+        }
+        n.mul |= u->mul;
+    }
+    return n;
+}
+
 static void add_seml_engines(const Search *S, const Split *sp, Eval *e, Items *it, int owner0)
 {
     const Plan *p = S->p;
     for (int k = 0; k < e->ch.n_engines; k++) {
         PlanKind f = e->ch.kind[k];
         PlanShape sh = e->ch.shape[k];
-        int64_t max_b = 1;
-        int bits = 8;
-        bool mul = false;
-        IrPrecision prec = IR_PREC_INT8;
-        for (int i = sp->split; i < p->n_units; i++) {
-            const PlanUnit *u = &p->units[i];
-            if (plan_seml_family(u->kind) != f)
-                continue;
-            if (u->loops.b > max_b) max_b = u->loops.b;
-            if (u->bits >= bits) { bits = u->bits; prec = u->prec; }
-            mul |= u->mul;
-        }
+        FamNeeds nd = family_needs(p, sp->split, f);
+        int64_t max_b = nd.max_b;
+        int bits = nd.bits;
+        bool mul = nd.mul;
+        IrPrecision prec = nd.prec;
         int pes = plan_shape_pes(sh);
         PlanBuf wt = plan_mem_seml_wtile(f, sh, max_b, bits);
         e->pes += pes;
@@ -705,16 +725,9 @@ static void fill_resources(const Search *S, const Split *sp, const Eval *e, Item
     const Plan *p = S->p;
     for (int k = sp->split; k < d->n_engines; k++) {
         PlanEngine *en = &d->engines[k];
-        int bits = 8;
-        bool mul = false;
-        IrPrecision prec = IR_PREC_INT8;
-        for (int i = sp->split; i < p->n_units; i++)
-            if (d->map[i].engine == k) {
-                if (p->units[i].bits >= bits) { bits = p->units[i].bits; prec = p->units[i].prec; }
-                mul |= p->units[i].mul;
-            }
-        en->dsp = plan_engine_dsp(&p->dev, en->kind, mul, prec, bits, en->pes);
-        en->lut = plan_engine_lut(en->kind, false, prec, bits, en->pes);
+        FamNeeds nd = family_needs(p, sp->split, en->kind);
+        en->dsp = plan_engine_dsp(&p->dev, en->kind, nd.mul, nd.prec, nd.bits, en->pes);
+        en->lut = plan_engine_lut(en->kind, false, nd.prec, nd.bits, en->pes);
     }
     for (int i = 0; i < it->n; i++) {
         const Item *x = &it->v[i];
@@ -946,6 +959,7 @@ int plan_build(const IrGraph *g, const PlanDevice *dev, const PlanOptions *opt, 
     S.p = p;
     if (plan_units_build(g, opt, p, &S.ti, d)) {
         plan_tensor_info_free(&S.ti);
+        plan_free(p);
         return -1;
     }
     for (int i = 0; i < p->n_units; i++) {

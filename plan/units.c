@@ -277,6 +277,8 @@ static void new_unit(Ctx *c, int l, int x, int x2)
         if (L->op == IR_OP_BATCHNORM || L->op == IR_OP_PRELU)
             u->w_bytes = 2 * ch * vb;
     }
+    if (L->residual >= 0 && u->extra_t < 0)   /* epilogue fused by passes/fuse_* */
+        u->extra_t = resolve(c->ti, L->residual);
     unit_bytes(c, u);
     c->ti->unit_of[u->out_t] = c->p->n_units - 1;
 }
