@@ -204,6 +204,80 @@ static void test_prune_dead_channels(void)
     ir_graph_free(g);
 }
 
+/* filters of conv l ordered by L1 norm: the n weakest in low[] */
+static void weakest(IrGraph *g, int l, int64_t *low, int n)
+{
+    const IrLayer *L = &g->layers[l];
+    int64_t F = g->tensors[L->in[1]].dims[0], per = ir_tensor_numel(&g->tensors[L->in[1]]) / F;
+    const float *w = ir_tensor_data(g, L->in[1]);
+    double *s = calloc((size_t)F, sizeof *s);
+    for (int64_t i = 0; i < F * per; i++)
+        s[i / per] += fabs(w[i]);
+    for (int k = 0; k < n; k++) {
+        int64_t best = -1;
+        for (int64_t f = 0; f < F; f++)
+            if (s[f] >= 0 && (best < 0 || s[f] < s[best]))
+                best = f;
+        low[k] = best;
+        s[best] = -1;
+    }
+    free(s);
+}
+
+/* pruning live channels: the expand/depthwise group feeds only the project
+ * conv, so removing its channels must equal zeroing the project conv's input
+ * columns for them in the unpruned model */
+static void test_prune_equals_masking(void)
+{
+    IrGraph *g = load("mobilenet_tiny"), *h = load("mobilenet_tiny");
+    if (!g || !h) {
+        ir_graph_free(g);
+        ir_graph_free(h);
+        return;
+    }
+    CHECK_EQ_INT(run(g, "default", NULL), 0);
+    CHECK_EQ_INT(run(h, "default", NULL), 0);
+    int dw = -1, ex = find_expand(g, &dw), pj = -1;
+    for (int l = dw + 1; ex >= 0 && l < g->n_layers; l++)
+        if (g->layers[l].in[0] == g->layers[dw].out[0])
+            pj = l;
+    CHECK(ex >= 0 && pj >= 0);
+    if (ex < 0 || pj < 0) {
+        ir_graph_free(g);
+        ir_graph_free(h);
+        return;
+    }
+    int64_t C = g->tensors[g->layers[ex].out[0]].dims[1], low[4];
+    weakest(g, ex, low, 4);
+    /* h: zero the project conv's columns of those channels */
+    const IrLayer *P = &h->layers[pj];
+    int64_t F = h->tensors[P->in[1]].dims[0];
+    float *w = ir_tensor_data(h, P->in[1]);
+    for (int64_t f = 0; f < F; f++)
+        for (int k = 0; k < 4; k++)
+            w[f * C + low[k]] = 0;
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s/test_pass_samples_mask.prune", BINARY_DIR);
+    FILE *fs = fopen(spec, "w");
+    fprintf(fs, "%s %g\n", g->layers[ex].name, 4.0 / (double)C);
+    fclose(fs);
+    CHECK_EQ_INT(run(g, "prune", spec), 0);
+    remove(spec);
+    CHECK_EQ_INT(g->tensors[g->layers[ex].out[0]].dims[1], C - 4);
+    char in[512];
+    snprintf(in, sizeof in, "%s/samples/mobilenet_tiny.in.f32", SOURCE_DIR);
+    int64_t nx, n0, n1;
+    float *x = read_f32(in, &nx);
+    const float *xs[1] = {x};
+    float *y0 = ev_run(h, xs, &n0), *y1 = ev_run(g, xs, &n1);
+    CHECK(y0 && y1 && n0 == n1 && ev_rel_err(y0, y1, n0) <= 1e-6);
+    free(x);
+    free(y0);
+    free(y1);
+    ir_graph_free(g);
+    ir_graph_free(h);
+}
+
 /* uniform pruning keeps every sample valid and runnable, and shrinks it */
 static void test_prune_uniform(const char *name)
 {
@@ -239,6 +313,7 @@ int main(void)
     test_sample("effnet_tiny", 19);
     test_bn_twins();
     test_prune_dead_channels();
+    test_prune_equals_masking();
     const char *names[] = {"mobilenet_tiny", "mobilenet_tiny_bn", "resnet_tiny", "effnet_tiny"};
     for (int i = 0; i < 4; i++)
         test_prune_uniform(names[i]);
