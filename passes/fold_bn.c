@@ -134,6 +134,8 @@ static int fold_one(IrGraph *g, int b)
     if (X->rank < 2 || X->dtype != IR_DT_FLOAT || !pass_same_shape(g, x, B->out[0]))
         return 0;
     int64_t C = X->dims[1];
+    if (C < 1)
+        return 0;
     bool conv = conv_ok(g, &g->layers[p], C);
     bool gemm = X->rank == 2 && gemm_ok(g, &g->layers[p], C, X->dims[0]);
     if (!conv && !gemm)

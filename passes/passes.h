@@ -34,6 +34,8 @@ typedef struct {
     /* prune (passes/prune.c): either enables the pass */
     double prune_ratio;      /* uniform output-channel ratio in [0, 1); 0 = none */
     const char *prune_spec;  /* file of "LAYER_NAME RATIO" lines; NULL = none */
+    /* quantize (passes/quant.h): precision, calibration; NULL = float */
+    const struct QuantOptions *quant;
 } PassOptions;
 
 typedef int (*PassFn)(IrGraph *g, const PassOptions *opt, IrDiag *d);
@@ -41,6 +43,7 @@ typedef int (*PassFn)(IrGraph *g, const PassOptions *opt, IrDiag *d);
 enum {
     PASS_DEFAULT = 1 << 0,   /* in the default pipeline */
     PASS_PRUNE = 1 << 1,     /* runs whenever pruning options are set */
+    PASS_QUANT = 1 << 2,     /* runs whenever quantization options are set */
 };
 
 typedef struct {
@@ -102,5 +105,8 @@ int pass_fuse_act(IrGraph *g, const PassOptions *opt, IrDiag *d);
 int pass_mark_se(IrGraph *g, const PassOptions *opt, IrDiag *d);
 int pass_prune(IrGraph *g, const PassOptions *opt, IrDiag *d);
 int pass_dce(IrGraph *g, const PassOptions *opt, IrDiag *d);
+/* passes/qdq_import.c, passes/quantize.c (see passes/quant.h) */
+int pass_qdq_import(IrGraph *g, const PassOptions *opt, IrDiag *d);
+int pass_quantize(IrGraph *g, const PassOptions *opt, IrDiag *d);
 
 #endif

@@ -37,6 +37,10 @@ static const PassInfo pipeline[] = {
      "mark squeeze-excite channel-scale Muls (IrLayer.se)"},
     {"prune", pass_prune, PASS_PRUNE,
      "structured output-channel pruning by L1 norm (--prune)"},
+    {"qdq_import", pass_qdq_import, PASS_DEFAULT | PASS_QUANT,
+     "QuantizeLinear/DequantizeLinear pairs of a QDQ model -> tensor scales (IrTensor.quant)"},
+    {"quantize", pass_quantize, PASS_DEFAULT | PASS_QUANT,
+     "int8 / int16 / dynamic fixed point layers, calibration, float boundaries (--precision)"},
     {"dce", pass_dce, PASS_DEFAULT,
      "remove layers whose results nobody uses"},
 };
@@ -127,6 +131,8 @@ static int selected(const PassOptions *opt, int i)
     if (list_has(sel, pipeline[i].name) || list_has(sel, "all"))
         return 1;
     if ((pipeline[i].flags & PASS_PRUNE) && prune_wanted(opt))
+        return 1;
+    if ((pipeline[i].flags & PASS_QUANT) && opt->quant)
         return 1;
     return (pipeline[i].flags & PASS_DEFAULT) && list_has(sel, "default");
 }

@@ -280,14 +280,15 @@ static int64_t inner_size(const IrTensor *T)
 }
 
 /* a view keeps the flat order, so channel c of x stays one contiguous run
- * of each sample: the run length over y's inner size is y's block */
+ * of each sample: the run length over y's inner size is y's block. A view
+ * that still carries a shape operand is frozen (the operand would go stale). */
 static void an_view(Pruner *P, int l)
 {
     const IrLayer *L = &P->g->layers[l];
     int x = L->in[0], y = L->out[0];
     const IrTensor *X = &P->g->tensors[x], *Y = &P->g->tensors[y];
     int64_t run = prune_chan(P, x) > 0 ? P->blk[x] * inner_size(X) : 0;
-    bool ok = run > 0 && P->blk[y] > 0 && Y->dims[0] == X->dims[0] && inner_size(Y) > 0 &&
+    bool ok = L->n_in == 1 && run > 0 && P->blk[y] > 0 && Y->dims[0] == X->dims[0] && inner_size(Y) > 0 &&
               run % inner_size(Y) == 0 && ir_tensor_numel(X) == ir_tensor_numel(Y);
     if (!ok) {
         freeze_layer(P, L);
@@ -326,7 +327,7 @@ static void an_spatial(Pruner *P, int l)
              L->attr.pad.end[1] == 0;
     else if (L->op == IR_OP_RESIZE || L->op == IR_OP_UPSAMPLE)
         ok = L->attr.resize.scale[0] == 1.0f && L->attr.resize.scale[1] == 1.0f;
-    if (ok && L->n_in >= 1 && P->g->tensors[L->in[0]].rank == P->g->tensors[L->out[0]].rank)
+    if (ok && L->n_in == 1 && P->g->tensors[L->in[0]].rank == P->g->tensors[L->out[0]].rank)
         unite(P, L->in[0], L->out[0]);
     else
         freeze_layer(P, L);

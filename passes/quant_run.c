@@ -1,0 +1,507 @@
+/* quant_run.c - an evaluator of the IR inside the compiler: float layers on
+ * the runtime's float kernels, integer layers on its integer kernels with
+ * the lowering's constants.
+ *
+ * Why: calibration needs the float value of every tensor on real inputs
+ * (min/max, histograms), and the tests need the integer program's output
+ * without building C. Calling the very kernels the generated host program
+ * links, with the very constants pass_quant_lower gives the emitter, makes
+ * the integer results here those of the host C bit for bit - which the
+ * script tests check. Buffers are malloc'd per run (the compiler is not
+ * under the runtime's no-allocation rule). Ops outside the usual CNN set
+ * are reported by name. */
+#include "quant_internal.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    IrGraph *g;
+    IrDiag *d;
+    void **val;
+    char *own;
+    QuantObserve obs;
+    void *ctx;
+    int want;
+    void *codes;
+    bool force_float;
+} Eval;
+
+static int64_t numel(const Eval *e, int t)
+{
+    return ir_tensor_numel(&e->g->tensors[t]);
+}
+
+static void *out_buf(Eval *e, int t)
+{
+    size_t n = ir_tensor_nbytes(&e->g->tensors[t]);
+    void *p = calloc(n ? n : 1, 1);
+    if (!p)
+        return NULL;
+    if (e->own[t])
+        free(e->val[t]);
+    e->val[t] = p;
+    e->own[t] = 1;
+    return p;
+}
+
+static const void *in_buf(Eval *e, int t)
+{
+    if (t < 0)
+        return NULL;
+    if (e->g->tensors[t].kind == IR_T_CONST)
+        return ir_tensor_data(e->g, t);
+    return e->val[t];
+}
+
+static int in_at(const IrLayer *L, int i)
+{
+    return i < L->n_in ? L->in[i] : -1;
+}
+
+static bool all_float(Eval *e, const IrLayer *L)
+{
+    for (int i = 0; i < L->n_in; i++)
+        if (L->in[i] >= 0 && e->g->tensors[L->in[i]].dtype != IR_DT_FLOAT)
+            return false;
+    return L->out[0] >= 0 && e->g->tensors[L->out[0]].dtype == IR_DT_FLOAT;
+}
+
+/* ------------------------------------------------------- float epilogue */
+
+static O2hEpilogue epilogue(Eval *e, const IrLayer *L)
+{
+    O2hEpilogue ep = {(O2hActKind)L->act.kind, L->act.alpha, L->act.beta, NULL, 0, NULL};
+    if (L->act_slope >= 0) {
+        ep.slope = in_buf(e, L->act_slope);
+        ep.n_slope = (int)numel(e, L->act_slope);
+    }
+    if (L->residual >= 0)
+        ep.residual = in_buf(e, L->residual);
+    return ep;
+}
+
+/* residual + activation after a kernel without an epilogue argument */
+static void post(Eval *e, const IrLayer *L, float *y)
+{
+    const IrTensor *Y = &e->g->tensors[L->out[0]];
+    int64_t n = ir_tensor_numel(Y);
+    if (L->residual >= 0) {
+        const float *r = in_buf(e, L->residual);
+        for (int64_t i = 0; i < n; i++)
+            y[i] += r[i];
+    }
+    if (L->act.kind == IR_ACT_NONE)
+        return;
+    O2hEpilogue ep = epilogue(e, L);
+    ep.residual = NULL;
+    int64_t C = Y->rank >= 2 ? Y->dims[1] : 1, planes = Y->rank >= 2 ? Y->dims[0] * C : 1;
+    int64_t hw = planes > 0 ? n / planes : 0;
+    for (int64_t p = 0; p < planes; p++)
+        o2h_act_f32(&ep, y + p * hw, (size_t)hw, (int)(p % C));
+}
+
+/* ------------------------------------------------------- float layers */
+
+static int f_conv(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    O2hConv2d p;
+    if (quant_conv_desc(e->g, l, &p, e->d))
+        return -1;
+    const float *w = in_buf(e, L->in[1]);
+    size_t packed = o2h_conv2d_packed_size(&p), sc = o2h_conv2d_scratch_size(&p);
+    float *wp = packed ? malloc(packed * 4) : NULL, *s = malloc(sc * 4 + 64);
+    if ((packed && !wp) || !s) {
+        free(wp), free(s);
+        return quant_error(e->d, e->g, l, "out of memory");
+    }
+    if (packed)
+        o2h_conv2d_pack(&p, w, wp);
+    O2hEpilogue ep = epilogue(e, L);
+    o2h_conv2d_f32(&p, in_buf(e, L->in[0]), packed ? wp : w, in_buf(e, in_at(L, 2)), &ep, y, s);
+    free(wp), free(s);
+    return 0;
+}
+
+static int f_gemm(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrGemmAttr *a = &L->attr.gemm;
+    const IrTensor *A = &e->g->tensors[L->in[0]], *Y = &e->g->tensors[L->out[0]];
+    int c = in_at(L, 2);
+    if (A->rank != 2 || Y->rank != 2)
+        return quant_error(e->d, e->g, l, "Gemm needs 2-D operands");
+    int cr = 0, cc = 0;
+    if (c >= 0) {
+        const IrTensor *C = &e->g->tensors[c];
+        cr = C->rank == 2 ? (int)C->dims[0] : 1;
+        cc = C->rank >= 1 ? (int)C->dims[C->rank - 1] : 1;
+    }
+    O2hGemm p = {(int)Y->dims[0], (int)Y->dims[1], (int)(a->trans_a ? A->dims[0] : A->dims[1]), a->trans_a,
+                 a->trans_b, a->alpha, a->beta, cr, cc};
+    size_t packed = o2h_gemm_packed_size(&p), sc = o2h_gemm_scratch_size(&p);
+    const float *b = in_buf(e, L->in[1]);
+    float *bp = packed ? malloc(packed * 4) : NULL, *s = malloc(sc * 4 + 64);
+    if ((packed && !bp) || !s) {
+        free(bp), free(s);
+        return quant_error(e->d, e->g, l, "out of memory");
+    }
+    if (packed)
+        o2h_gemm_pack_b(&p, b, bp);
+    O2hEpilogue ep = epilogue(e, L);
+    o2h_gemm_f32(&p, in_buf(e, L->in[0]), packed ? bp : b, in_buf(e, c), &ep, y, s);
+    free(bp), free(s);
+    return 0;
+}
+
+static int f_matmul(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *A = &e->g->tensors[L->in[0]], *B = &e->g->tensors[L->in[1]], *Y = &e->g->tensors[L->out[0]];
+    if (A->rank < 2 || B->rank < 2 || Y->rank < 2 || Y->rank > O2H_MAX_RANK)
+        return quant_error(e->d, e->g, l, "MatMul of vectors is not supported by the evaluator");
+    O2hMatMul p;
+    memset(&p, 0, sizeof p);
+    p.rank = Y->rank;
+    for (int i = 0; i < Y->rank; i++) {
+        p.a_dims[i] = p.b_dims[i] = 1;
+        p.y_dims[i] = Y->dims[i];
+    }
+    for (int i = 0; i < A->rank; i++)
+        p.a_dims[Y->rank - A->rank + i] = A->dims[i];
+    for (int i = 0; i < B->rank; i++)
+        p.b_dims[Y->rank - B->rank + i] = B->dims[i];
+    o2h_matmul_f32(&p, in_buf(e, L->in[0]), in_buf(e, L->in[1]), y);
+    post(e, L, y);
+    return 0;
+}
+
+static int f_pool(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const float *x = in_buf(e, L->in[0]);
+    const IrTensor *X = &e->g->tensors[L->in[0]];
+    if (L->op == IR_OP_GLOBAL_AVGPOOL || L->op == IR_OP_GLOBAL_MAXPOOL) {
+        int64_t nc = X->dims[0] * X->dims[1], hw = ir_tensor_numel(X) / (nc > 0 ? nc : 1);
+        (L->op == IR_OP_GLOBAL_AVGPOOL ? o2h_global_avgpool_f32 : o2h_global_maxpool_f32)(nc, hw, x, y);
+    } else {
+        O2hPool2d p;
+        if (quant_pool_desc(e->g, l, &p, e->d))
+            return -1;
+        (L->op == IR_OP_MAXPOOL ? o2h_maxpool2d_f32 : o2h_avgpool2d_f32)(&p, x, y);
+    }
+    post(e, L, y);
+    return 0;
+}
+
+static int f_binary(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    O2hBinOp op;
+    switch (L->op) {
+    case IR_OP_ADD: op = O2H_BIN_ADD; break;
+    case IR_OP_SUB: op = O2H_BIN_SUB; break;
+    case IR_OP_MUL: op = O2H_BIN_MUL; break;
+    case IR_OP_DIV: op = O2H_BIN_DIV; break;
+    case IR_OP_POW: op = O2H_BIN_POW; break;
+    case IR_OP_MAX: op = O2H_BIN_MAX; break;
+    case IR_OP_MIN: op = O2H_BIN_MIN; break;
+    default: op = O2H_BIN_PRELU; break;
+    }
+    if (L->n_in != 2)
+        return quant_error(e->d, e->g, l, "%s with %d inputs is not supported by the evaluator",
+                           ir_op_name(L->op), L->n_in);
+    O2hBroadcast bc;
+    quant_broadcast(e->g, L->in[0], L->in[1], L->out[0], &bc);
+    O2hEpilogue ep = epilogue(e, L);
+    o2h_binary_f32(op, &bc, in_buf(e, L->in[0]), in_buf(e, L->in[1]), &ep, y);
+    return 0;
+}
+
+static int unary_code(IrOp op)
+{
+    static const IrOp ops[] = {
+        IR_OP_RELU, IR_OP_CLIP, IR_OP_LEAKY_RELU, IR_OP_SIGMOID, IR_OP_HARD_SIGMOID, IR_OP_HARD_SWISH,
+        IR_OP_TANH, IR_OP_ELU, IR_OP_SOFTPLUS, IR_OP_EXP, IR_OP_LOG, IR_OP_SQRT, IR_OP_NEG, IR_OP_ABS,
+        IR_OP_RECIPROCAL, IR_OP_FLOOR, IR_OP_CEIL, IR_OP_ERF,
+    };
+    for (int i = 0; i < (int)(sizeof ops / sizeof ops[0]); i++)
+        if (ops[i] == op)
+            return i;  /* the order of O2hUnOp */
+    return -1;
+}
+
+static int f_unary(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    int code = unary_code(L->op);
+    o2h_unary_f32((O2hUnOp)code, L->attr.act.alpha, L->attr.act.beta, in_buf(e, L->in[0]), y,
+                  (size_t)numel(e, L->out[0]));
+    post(e, L, y);
+    return 0;
+}
+
+static int f_shape(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *X = &e->g->tensors[L->in[0]], *Y = &e->g->tensors[L->out[0]];
+    const void *x = in_buf(e, L->in[0]);
+    if (L->op == IR_OP_CONCAT) {
+        int axis = (int)(L->attr.axis.axis < 0 ? L->attr.axis.axis + Y->rank : L->attr.axis.axis);
+        const void *xs[IR_MAX_IO];
+        int64_t dims[IR_MAX_IO], outer, inner;
+        for (int i = 0; i < L->n_in; i++) {
+            xs[i] = in_buf(e, L->in[i]);
+            dims[i] = e->g->tensors[L->in[i]].dims[axis];
+        }
+        quant_axis_split(Y, axis, &outer, &inner);
+        o2h_concat(4, L->n_in, xs, dims, outer, inner, y);
+    } else if (L->op == IR_OP_TRANSPOSE) {
+        int perm[IR_MAX_RANK];
+        for (int i = 0; i < X->rank; i++)
+            perm[i] = (int)L->attr.axes.perm[i];
+        o2h_transpose(4, X->rank, X->dims, perm, x, y);
+    } else if (L->op == IR_OP_SOFTMAX || L->op == IR_OP_LOG_SOFTMAX) {
+        int axis = (int)(L->attr.axis.axis < 0 ? L->attr.axis.axis + X->rank : L->attr.axis.axis);
+        int64_t outer, inner;
+        quant_axis_split(X, axis, &outer, &inner);
+        o2h_softmax_f32(outer, X->dims[axis], inner, L->op == IR_OP_LOG_SOFTMAX, x, y);
+    } else if (L->op == IR_OP_BATCHNORM) {
+        int64_t hw = X->rank > 2 ? ir_tensor_numel(X) / (X->dims[0] * X->dims[1]) : 1;
+        o2h_batchnorm_f32(X->dims[0], X->dims[1], hw, x, in_buf(e, L->in[1]), in_buf(e, L->in[2]),
+                          in_buf(e, L->in[3]), in_buf(e, L->in[4]), L->attr.norm.epsilon, y);
+    } else {
+        memcpy(y, x, ir_tensor_nbytes(Y));  /* views */
+    }
+    post(e, L, y);
+    return 0;
+}
+
+static int f_reduce(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *X = &e->g->tensors[L->in[0]];
+    const IrAxesAttr *a = &L->attr.axes;
+    int lo = X->rank, hi = -1;
+    for (int i = 0; i < a->n; i++) {
+        int ax = (int)(a->perm[i] < 0 ? a->perm[i] + X->rank : a->perm[i]);
+        lo = ax < lo ? ax : lo;
+        hi = ax > hi ? ax : hi;
+    }
+    if (a->n == 0)
+        lo = 0, hi = X->rank - 1;
+    if (hi - lo + 1 != (a->n ? a->n : X->rank))
+        return quant_error(e->d, e->g, l, "reduction over non-adjacent axes is not supported by the evaluator");
+    int64_t outer = 1, n = 1, inner = 1;
+    for (int i = 0; i < X->rank; i++)
+        *(i < lo ? &outer : i > hi ? &inner : &n) *= X->dims[i];
+    int op = L->op == IR_OP_REDUCE_MEAN ? 0 : L->op == IR_OP_REDUCE_MAX ? 1 : 2;
+    o2h_reduce_f32(op, outer, n, inner, in_buf(e, L->in[0]), y);
+    post(e, L, y);
+    return 0;
+}
+
+static int run_float(Eval *e, int l)
+{
+    const IrLayer *L = &e->g->layers[l];
+    if (!all_float(e, L))
+        return quant_error(e->d, e->g, l, "float layer with non-float tensors");
+    float *y = out_buf(e, L->out[0]);
+    if (!y)
+        return quant_error(e->d, e->g, l, "out of memory");
+    switch (L->op) {
+    case IR_OP_CONV: return f_conv(e, l, y);
+    case IR_OP_GEMM: return f_gemm(e, l, y);
+    case IR_OP_MATMUL: return f_matmul(e, l, y);
+    case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBAL_AVGPOOL: case IR_OP_GLOBAL_MAXPOOL:
+        return f_pool(e, l, y);
+    case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_POW: case IR_OP_MAX:
+    case IR_OP_MIN: case IR_OP_PRELU:
+        return f_binary(e, l, y);
+    case IR_OP_CONCAT: case IR_OP_TRANSPOSE: case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX:
+    case IR_OP_BATCHNORM: case IR_OP_FLATTEN: case IR_OP_RESHAPE: case IR_OP_SQUEEZE:
+    case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY: case IR_OP_DROPOUT:
+        return f_shape(e, l, y);
+    case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX: case IR_OP_REDUCE_SUM:
+        return f_reduce(e, l, y);
+    default:
+        if (unary_code(L->op) >= 0)
+            return f_unary(e, l, y);
+        return quant_error(e->d, e->g, l, "%s is not supported by the calibration evaluator", ir_op_name(L->op));
+    }
+}
+
+/* ------------------------------------------------------- integer layers */
+
+static int i_conv(Eval *e, int l, const QuantLayer *q, void *y)
+{
+    size_t sc = q->wide ? o2h_conv2d_s16_scratch(&q->conv) : o2h_conv2d_s8_scratch(&q->conv);
+    void *s = malloc(sc + 128);
+    if (!s)
+        return quant_error(e->d, e->g, l, "out of memory");
+    const void *x = in_buf(e, q->x), *w = ir_tensor_data(e->g, q->w);
+    if (q->wide)
+        o2h_conv2d_s16(&q->conv, q->x_zero, &q->rq, x, w, q->bias, y, s);
+    else
+        o2h_conv2d_s8(&q->conv, q->x_zero, &q->rq, x, w, q->bias, y, s);
+    free(s);
+    return 0;
+}
+
+static void i_concat(Eval *e, const QuantLayer *q, void *y)
+{
+    const void *xs[IR_MAX_IO];
+    for (int i = 0; i < q->n_in; i++)
+        xs[i] = in_buf(e, q->in[i]);
+    if (q->wide)
+        o2h_concat_s16(q->n_in, (const int16_t *const *)xs, q->dims_axis, q->outer, q->inner, q->in_zero,
+                       q->in_rq, y);
+    else
+        o2h_concat_s8(q->n_in, (const int8_t *const *)xs, q->dims_axis, q->outer, q->inner, q->in_zero,
+                      q->in_rq, y);
+}
+
+static int run_int(Eval *e, int l)
+{
+    QuantLayer q;
+    if (pass_quant_lower(e->g, l, &q, e->d))
+        return -1;
+    void *y = out_buf(e, q.y);
+    const void *x = in_buf(e, q.x), *x2 = in_buf(e, q.x2);
+    if (!y || !x)
+        return quant_error(e->d, e->g, l, "%s", y ? "input not computed" : "out of memory");
+    size_t n = (size_t)q.n;
+    switch (q.kind) {
+    case QK_QUANTIZE:
+        if (q.wide)
+            o2h_quantize_f32_s16(x, y, n, q.scale, q.zero, q.lo, q.hi);
+        else
+            o2h_quantize_f32_s8(x, y, n, q.scale, q.zero, q.lo, q.hi);
+        break;
+    case QK_DEQUANTIZE:
+        if (q.wide)
+            o2h_dequantize_s16_f32(x, y, n, q.scale, q.zero);
+        else
+            o2h_dequantize_s8_f32(x, y, n, q.scale, q.zero);
+        break;
+    case QK_CONV: return i_conv(e, l, &q, y);
+    case QK_FC:
+        if (q.wide)
+            o2h_fc_s16(&q.fc, &q.rq, x, ir_tensor_data(e->g, q.w), q.bias, y);
+        else
+            o2h_fc_s8(&q.fc, &q.rq, x, ir_tensor_data(e->g, q.w), q.bias, y);
+        break;
+    case QK_MAXPOOL:
+        if (q.wide)
+            o2h_maxpool2d_s16(&q.pool, x, y, q.lo);
+        else
+            o2h_maxpool2d_s8(&q.pool, x, y, q.lo);
+        break;
+    case QK_AVGPOOL:
+        if (q.wide)
+            o2h_avgpool2d_s16(&q.pool, q.x_zero, &q.rq, x, y);
+        else
+            o2h_avgpool2d_s8(&q.pool, q.x_zero, &q.rq, x, y);
+        break;
+    case QK_GLOBAL_MAXPOOL:
+        if (q.wide)
+            o2h_global_maxpool_s16(q.nc, q.hw, x, y);
+        else
+            o2h_global_maxpool_s8(q.nc, q.hw, x, y);
+        break;
+    case QK_GLOBAL_AVGPOOL:
+        if (q.wide)
+            o2h_global_avgpool_s16(q.nc, q.hw, q.x_zero, &q.rq, x, y);
+        else
+            o2h_global_avgpool_s8(q.nc, q.hw, q.x_zero, &q.rq, x, y);
+        break;
+    case QK_ADD:
+    case QK_MUL:
+        if (q.wide)
+            (q.kind == QK_ADD ? o2h_add_s16 : o2h_mul_s16)(&q.bc, &q.elt, x, x2, y);
+        else
+            (q.kind == QK_ADD ? o2h_add_s8 : o2h_mul_s8)(&q.bc, &q.elt, x, x2, y);
+        break;
+    case QK_LUT: o2h_lut_s8(x, y, n, q.lut); break;
+    case QK_RESCALE:
+        if (q.wide)
+            o2h_rescale_s16(x, y, n, q.x_zero, &q.rq);
+        else
+            o2h_rescale_s8(x, y, n, q.x_zero, &q.rq);
+        break;
+    case QK_CONCAT: i_concat(e, &q, y); break;
+    case QK_VIEW: memcpy(y, x, ir_tensor_nbytes(&e->g->tensors[q.y])); break;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------- driver */
+
+static void observe(Eval *e, int t)
+{
+    if (e->obs && e->g->tensors[t].dtype == IR_DT_FLOAT && e->val[t])
+        e->obs(e->ctx, t, e->val[t], numel(e, t));
+}
+
+static int run_all(Eval *e, const float *const *inputs, float *const *outputs)
+{
+    IrGraph *g = e->g;
+    for (int i = 0; i < g->n_inputs; i++) {
+        e->val[g->inputs[i]] = (void *)inputs[i];
+        observe(e, g->inputs[i]);
+    }
+    for (int l = 0; l < g->n_layers; l++) {
+        const IrLayer *L = &g->layers[l];
+        if (L->dead)
+            continue;
+        int rc = pass_quant_is_int_layer(g, l) && !e->force_float ? run_int(e, l) : run_float(e, l);
+        if (rc)
+            return -1;
+        observe(e, L->out[0]);
+        if (L->out[0] == e->want && e->codes)
+            memcpy(e->codes, e->val[L->out[0]], ir_tensor_nbytes(&g->tensors[L->out[0]]));
+    }
+    for (int i = 0; i < g->n_outputs; i++) {
+        int t = g->outputs[i];
+        if (g->tensors[t].dtype != IR_DT_FLOAT || !in_buf(e, t)) {
+            diag_error(e->d, g->path, NULL, NULL, "graph output '%s' is not a computed float tensor",
+                       g->tensors[t].name);
+            return -1;
+        }
+        if (outputs && outputs[i])
+            memcpy(outputs[i], in_buf(e, t), ir_tensor_nbytes(&g->tensors[t]));
+    }
+    return 0;
+}
+
+int quant_eval(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserve obs, void *ctx,
+               bool force_float, int want, void *codes, IrDiag *d)
+{
+    Eval e = {g, d, calloc((size_t)g->n_tensors + 1, sizeof(void *)), calloc((size_t)g->n_tensors + 1, 1),
+              obs, ctx, want, codes, force_float};
+    int rc = -1;
+    if (e.val && e.own)
+        rc = run_all(&e, inputs, outputs);
+    else
+        diag_error(d, g->path, NULL, NULL, "out of memory");
+    for (int t = 0; e.val && e.own && t < g->n_tensors; t++)
+        if (e.own[t])
+            free(e.val[t]);
+    free(e.val);
+    free(e.own);
+    return rc;
+}
+
+int pass_quant_eval(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserve obs,
+                    void *ctx, IrDiag *d)
+{
+    return quant_eval(g, inputs, outputs, obs, ctx, false, -1, NULL, d);
+}
+
+int pass_quant_eval_codes(IrGraph *g, const float *const *inputs, float *const *outputs, int t, void *codes,
+                          IrDiag *d)
+{
+    return quant_eval(g, inputs, outputs, NULL, NULL, false, t, codes, d);
+}
