@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,16 @@ static int parse_opt(PlanArgs *a, int argc, char **argv, int *i)
         a->json = 1;
         return 0;
     }
+    static const char *with_value[] = {"--target", "--device-file", "--report", "--pe-budget", "--clock",
+                                       "--bandwidth", "--split", "--resource-frac", "--mem-budget",
+                                       "--precision", "--input-shape"};
+    bool known = false;
+    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+        known |= !strcmp(o, with_value[k]);
+    if (!known) {
+        fprintf(stderr, "onnx2hls plan: unknown option '%s'\n", o);
+        return -1;
+    }
     if (!(v = cli_value(argc, argv, i)))
         return -1;
     if (!strcmp(o, "--target"))
@@ -108,12 +119,8 @@ static int parse_opt(PlanArgs *a, int argc, char **argv, int *i)
         a->po.mem_budget = (int64_t)(x * 1024);
     } else if (!strcmp(o, "--precision"))
         return cli_parse_precision(v, &a->po.prec, &a->po.bits);
-    else if (!strcmp(o, "--input-shape"))
+    else
         return cli_add_input_shape(&a->fe, v);
-    else {
-        fprintf(stderr, "onnx2hls plan: unknown option '%s'\n", o);
-        return -1;
-    }
     return 0;
 }
 

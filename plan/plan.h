@@ -190,6 +190,10 @@ typedef struct {
     bool prefetch;
 } PlanMemConfig;
 
+/* config index -> policies, and its name ("layer/tile+pf") */
+PlanMemConfig plan_mem_config(int idx);
+const char *plan_mem_config_name(int idx);
+
 typedef struct {
     int64_t onchip[PLAN_MEM_CONFIGS];   /* bytes on chip while this layer runs */
     int64_t dram[PLAN_MEM_CONFIGS];     /* DRAM bytes moved for this layer per frame */

@@ -166,8 +166,6 @@ int64_t plan_seml_unit_bytes(const PlanSemlIn *in, int u, int pa, bool *in_chip,
 
 void plan_memory_analyse(const Plan *p, PlanMemory *m);
 void plan_memory_free(PlanMemory *m);
-PlanMemConfig plan_mem_config(int idx);
-const char *plan_mem_config_name(int idx);
 
 /* --------------------------------------------------------- roofline.c */
 
