@@ -52,7 +52,7 @@ done
 
 # ----------------------------------------------------- pruning figures
 echo "== pruning mobilenet_v2 (uniform ratio, no fine-tuning)"
-printf "  %-6s %12s %14s %10s\n" ratio params MACs "median ms"
+printf "  %-6s %12s %14s %10s\n" ratio params MACs "min ms"
 for r in $ratios; do
   opt=(); [ "$r" = 0 ] || opt=(--prune "$r")
   fig=$("$o2h" inspect "$models/mobilenet_v2.onnx" --fuse "${opt[@]}" 2> /dev/null | grep "^layers before passes")
@@ -60,7 +60,7 @@ for r in $ratios; do
   macs=$(sed -E 's/.*MACs [0-9]+ -> ([0-9]+).*/\1/' <<< "$fig")
   ms="-"
   if build "$models/mobilenet_v2.onnx" "$tmp/mv2_$r" "${opt[@]}"; then
-    ms=$("$tmp/mv2_$r/host/model" --time 10 "$models/input_224.f32" 2>&1 | grep -oE 'median_ms [0-9.]+' | cut -d' ' -f2)
+    ms=$("$tmp/mv2_$r/host/model" --time 10 "$models/input_224.f32" 2>&1 | grep -oE 'min_ms [0-9.]+' | cut -d' ' -f2)
   fi
   printf "  %-6s %12s %14s %10s\n" "$r" "$params" "$macs" "$ms"
   rm -rf "$tmp/mv2_$r"

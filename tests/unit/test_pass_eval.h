@@ -458,10 +458,48 @@ static inline void ev_epilogue(Eval *e, const IrLayer *L, float *y)
     }
 }
 
+/* the evaluator computes L exactly as ONNX does (float tensors, the
+ * geometries the loops above implement) */
+static inline bool ev_supported(const Eval *e, const IrLayer *L)
+{
+    if (L->n_out != 1 || L->out[0] < 0 || ev_t(e, L->out[0])->dtype != IR_DT_FLOAT)
+        return false;
+    for (int i = 0; i < L->n_in; i++)
+        if (L->in[i] < 0 || ev_t(e, L->in[i])->dtype != IR_DT_FLOAT)
+            return false;
+    switch (L->op) {
+    case IR_OP_CONV:
+        return L->n_in >= 2 && (L->attr.conv.nsp == 1 || L->attr.conv.nsp == 2) &&
+               ev_t(e, L->in[0])->rank == L->attr.conv.nsp + 2;
+    case IR_OP_GEMM:
+        return L->n_in >= 2 && ev_t(e, L->in[0])->rank == 2 && ev_t(e, L->in[1])->rank == 2;
+    case IR_OP_MATMUL:
+        return L->n_in == 2 && ev_t(e, L->in[0])->rank >= 2 && ev_t(e, L->in[1])->rank == 2;
+    case IR_OP_BATCHNORM:
+        return L->n_in == 5 && ev_t(e, L->in[0])->rank >= 2;
+    case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: {
+        const IrPoolAttr *a = &L->attr.pool;
+        return a->nsp == 2 && !a->ceil_mode && a->dilation[0] == 1 && a->dilation[1] == 1 &&
+               ev_t(e, L->in[0])->rank == 4;
+    }
+    case IR_OP_GLOBAL_AVGPOOL: case IR_OP_GLOBAL_MAXPOOL:
+        return ev_t(e, L->in[0])->rank >= 3;
+    case IR_OP_PAD:
+        return L->attr.pad.mode == IR_PAD_CONSTANT;
+    case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_MAX: case IR_OP_MIN:
+    case IR_OP_PRELU:
+        return L->n_in == 2;
+    default:
+        return L->n_in >= 1;
+    }
+}
+
 /* Run layer l; -1 for an op the evaluator does not know. */
 static inline int ev_layer(Eval *e, int l)
 {
     const IrLayer *L = &e->g->layers[l];
+    if (!ev_supported(e, L))
+        return -1;
     int out = L->out[0];
     int64_t n = ir_tensor_numel(ev_t(e, out));
     float *y = calloc((size_t)(n > 0 ? n : 1), sizeof(float));
