@@ -372,9 +372,35 @@ static int64_t out_bytes(const FeNode *n)
     return b;
 }
 
+static bool is_view(IrOp op)
+{
+    return op == IR_OP_IDENTITY || op == IR_OP_DROPOUT || op == IR_OP_RESHAPE ||
+           op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE;
+}
+
+/* A view of a constant still in the mapped file shares its bytes: weights
+ * passed through Identity or Reshape cost nothing. (Materialized data is
+ * copied instead, since passes may rewrite a constant's data in place.) */
+static int fold_view_alias(FeCtx *c, FeNode *n)
+{
+    const IrTensor *x = &c->g->tensors[n->in[0]];
+    const uint8_t *src = x->src;
+    IrTensor *o = &n->out[0];
+    int t = ir_tensor_add(c->g, n->pb->output[0], o->dtype, o->rank, o->dims);
+    c->g->tensors[t].kind = IR_T_CONST;
+    c->g->tensors[t].src = src;
+    fe_map_put(&c->names, c->g->tensors[t].name, t);
+    n->out_t[0] = t;
+    return 1;
+}
+
 int fe_fold(FeCtx *c, FeNode *n)
 {
-    if (!foldable(n->op) || out_bytes(n) > FE_FOLD_MAX_BYTES)
+    if (!foldable(n->op))
+        return 0;
+    if (is_view(n->op) && c->g->tensors[n->in[0]].src && !c->g->tensors[n->in[0]].data)
+        return fold_view_alias(c, n);
+    if (out_bytes(n) > FE_FOLD_MAX_BYTES)
         return 0;
     for (int j = 0; j < n->n_in; j++)
         if (n->in[j] >= 0 && ir_dtype_size(c->g->tensors[n->in[j]].dtype) == 0)

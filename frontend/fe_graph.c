@@ -473,6 +473,11 @@ static void import_node(FeCtx *c, int idx, const Onnx__NodeProto *np)
         poison_outputs(c, &n);
         return;
     }
+    bool named = false;
+    for (int i = 0; i < n.n_out; i++)
+        named |= np->output[i][0] != 0;
+    if (!named && n.n_out > 0)
+        return; /* every output omitted: nothing uses the node */
     if (check_outputs_unique(c, &n) < 0)
         return; /* the names stay bound to their first definition */
     int st = resolve_inputs(c, &n);

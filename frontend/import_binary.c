@@ -9,6 +9,8 @@
  * has plain numpy semantics. */
 #include "fe_internal.h"
 
+#include <string.h>
+
 /* Give input i the shape dims (same elements, more axes): a reshaped alias
  * for constants, a Reshape layer otherwise. */
 static void reshape_operand(FeCtx *c, FeNode *n, int i, int r, const int64_t *dims)
@@ -20,11 +22,17 @@ static void reshape_operand(FeCtx *c, FeNode *n, int i, int r, const int64_t *di
     int bi = n->in[i];
     int t = fe_act_tensor(c, nm, dt, r, dims);
     if (is_const) {
+        /* share the mapped bytes; copy materialized data (passes may
+         * rewrite a constant in place) */
         IrTensor *T = &c->g->tensors[t];
         b = &c->g->tensors[bi]; /* the tensor array may have moved */
         T->kind = IR_T_CONST;
         T->src = b->src;
-        T->data = b->data;
+        if (b->data) {
+            size_t nb = ir_tensor_nbytes(T);
+            T->data = ir_alloc(c->g, nb ? nb : 1);
+            memcpy(T->data, b->data, nb);
+        }
     } else {
         fe_emit_layer(c, IR_OP_RESHAPE, ir_sprintf(c->g, "%s__bcast", n->name), &bi, 1, &t, 1, NULL);
     }

@@ -8,7 +8,8 @@
  *   - loading must return a graph, or NULL with errors; never crash (each
  *     model is loaded in a child process so a crash is counted, not fatal);
  *   - when every op is in ir/ops.def and the model loads, each graph
- *     output's inferred shape and dtype must equal output_<i>.pb.
+ *     output's inferred shape and dtype must equal output_<i>.pb, and the
+ *     graph must pass ir_verify().
  * Dynamic input dims are bound from input_<i>.pb. onnx2hls needs parameter
  * inputs (shapes, axes, pads, scales...) to be constants; a model that is
  * rejected only for that is loaded again with its inputs turned into
@@ -297,6 +298,14 @@ static int run_one(const char *dir)
             first_error(dir, &d);
     } else {
         rc = supported ? compare_outputs(dir, m->graph, g) : RES_OK;
+        IrDiag vd;
+        diag_init(&vd);
+        if (ir_verify(g, &vd) != 0) {
+            printf("  the imported graph fails ir_verify:\n");
+            diag_print(&vd, stdout);
+            rc = RES_MISMATCH;
+        }
+        diag_free(&vd);
         if (!supported) {
             printf("  loaded although it uses ops outside ops.def\n");
             rc = RES_MISMATCH;

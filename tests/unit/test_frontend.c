@@ -87,6 +87,10 @@ static void test_storage_forms(void)
     t->uint64_data = mb_alloc(b, 8);
     t->uint64_data[0] = 4000000000u;
     mb_init(b, mb_tensor(b, "empty", 1, 2, D(0, 4)));
+    /* views of a mapped weight share its bytes */
+    mb_node(b, "Identity", "id_w", "raw_big", "raw_alias");
+    mb_init_i64(b, "to_4x8", 2, D(4, 8));
+    mb_node(b, "Reshape", "rs_w", "raw_alias,to_4x8", "raw_4x8");
 
     IrDiag d;
     IrGraph *g = mb_load(b, NULL, &d);
@@ -96,8 +100,13 @@ static void test_storage_forms(void)
         CHECK(rb && rb->kind == IR_T_CONST && rb->src && !rb->data);
         CHECK(rb && g->mapping && rb->src >= (const uint8_t *)g->mapping &&
               rb->src + 128 <= (const uint8_t *)g->mapping + g->mapping_len);
+        const IrTensor *ra = tensor_named(g, "raw_4x8");
+        CHECK(rb && ra && ra->kind == IR_T_CONST && ra->src == rb->src && SHAPE(g, "raw_4x8", 2, 4, 8));
+        CHECK_EQ_INT(g->n_layers, 1);
         const float *f = const_data(g, "raw_big");
         CHECK(f && f[31] == 15.5f && f[1] == 0.5f);
+        f = const_data(g, "raw_4x8");
+        CHECK(f && f[31] == 15.5f);
         f = const_data(g, "raw_small");
         CHECK(f && f[0] == 1.5f && f[1] == -2.0f);
         f = const_data(g, "f_data");
@@ -808,6 +817,7 @@ static void check_model(const char *file, int n_conv, int std, int dw, int pw, i
     CHECK_EQ_INT(count_layers(g, IR_OP_GEMM) + count_layers(g, IR_OP_MATMUL), n_gemm);
     CHECK_EQ_INT(count_layers(g, IR_OP_BATCHNORM), n_bn);
     CHECK(g->n_outputs == 1 && shape_eq(&g->tensors[g->outputs[0]], 2, D(1, 1000)));
+    CHECK_MSG(ir_verify(g, &d) == 0, "%s passes ir_verify", file);
     ir_graph_free(g);
     diag_free(&d);
 }
