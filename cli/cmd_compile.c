@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "codegen/host.h"
-#include "passes/passes.h"
+#include "codegen/host_compile.h"
 #include "runtime/o2h_rt.h"
 
 static void compile_usage(FILE *f)
@@ -173,20 +173,6 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
 
 /* ------------------------------------------------------------- steps */
 
-static IrGraph *load_and_lower(CompileArgs *a, IrDiag *d)
-{
-    IrGraph *g = fe_load_onnx(a->model, &a->fe, d);
-    if (!g || d->n_errors) {
-        ir_graph_free(g);
-        return NULL;
-    }
-    if (passes_run(g, &a->passes, d) || ir_verify(g, d) || d->n_errors) {
-        ir_graph_free(g);
-        return NULL;
-    }
-    return g;
-}
-
 static void summary(const CompileArgs *a, const CgHostReport *r, double ms)
 {
     printf("onnx2hls: wrote %s/host (%d runtime calls, %d views aliased, %d layers in place)\n", a->out,
@@ -223,7 +209,7 @@ int cmd_compile(int argc, char **argv)
     }
     IrDiag d;
     diag_init(&d);
-    IrGraph *g = load_and_lower(&a, &d);
+    IrGraph *g = cg_lower_model(a.model, &a.fe, &a.passes, &d);
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", a.out, (long)getpid());
     CgHostReport rep = {0};

@@ -440,6 +440,7 @@ static int write_model_c(CgHost *h, const char *path, const char *decl, const ch
           "static const O2hEpilogue E_NONE = {O2H_ACT_NONE, 0.0f, 0.0f, NULL, 0, NULL};\n\n", f);
     write_tensor_table(h, f, "model_inputs", g->inputs, g->n_inputs);
     write_tensor_table(h, f, "model_outputs", g->outputs, g->n_outputs);
+    fputs("const int model_num_inputs = MODEL_NUM_INPUTS, model_num_outputs = MODEL_NUM_OUTPUTS;\n\n", f);
     fputs("/* layer descriptors */\n", f);
     fputs(decl, f);
     fputs("\n", f);
@@ -509,6 +510,7 @@ static int write_model_h(CgHost *h, const char *path)
           "    size_t elems;         /* elements (product of dims) */\n"
           "} ModelTensorInfo;\n\n"
           "extern const ModelTensorInfo model_inputs[];\n"
+          "extern const int model_num_inputs, model_num_outputs;  /* the counts above, as data */\n"
           "extern const ModelTensorInfo model_outputs[];\n\n", f);
     for (int k = 0; k < 2; k++) {
         int n = k ? g->n_outputs : g->n_inputs;

@@ -578,7 +578,7 @@ static int emit_binary(CgHost *h, int l)
     if (NEED_FLOAT(h, l, y))
         return -1;
     bool variadic = L->op == IR_OP_SUM || L->op == IR_OP_MEAN || L->op == IR_OP_MAX || L->op == IR_OP_MIN;
-    if (variadic && L->n_in != 2)
+    if (variadic && (L->n_in != 2 || L->op == IR_OP_MEAN))
         return emit_variadic(h, l);
     if (L->n_in != 2 || L->in[0] < 0 || L->in[1] < 0) {
         cg_host_reject(h, l, "expects two operands");

@@ -1,0 +1,666 @@
+/* test_conformance_run.c - ONNX's own backend tests, run through the whole
+ * host path: `onnx2hls compile` -> generated C -> cc -> run -> compare.
+ *
+ * Why: the backend tests (Debian libonnx-testdata: node/ and
+ * pytorch-converted/) are small models with inputs and expected outputs
+ * written by ONNX itself, so they pin down the exact semantics of every op
+ * attribute the compiler claims to support. Every test is tried: a model
+ * the compiler rejects must be rejected with exit 2 at compile time
+ * (counted "unsupported"); a model it accepts must build, run and match
+ * every output_*.pb (|out - ref| <= 1e-5 + 1e-3 |ref|, exact for integers).
+ *
+ * Speed: the compile pipeline runs in this process (cg_lower_model and
+ * cg_host_emit, the same calls `onnx2hls compile` makes; the command's exit
+ * codes are tested by the script tests), the runtime and a generic driver
+ * (conformance_driver.c) are compiled once in the build folder, so each
+ * test compiles only its generated model.c, at -O0.
+ * The .pb tensors are decoded with the protobuf-c bindings the frontend is
+ * built with and written as the raw files the generated program reads.
+ *
+ * Environment: O2H_CONFORMANCE_FILTER=substring runs matching tests only;
+ * O2H_CONFORMANCE_CLI=1 compiles through the onnx2hls executable instead;
+ * O2H_CONFORMANCE_VERBOSE=1 lists every test; O2H_CONFORMANCE_DATA overrides
+ * /usr/share/libonnx-testdata/data. Without the data the test is skipped.
+ */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "codegen/host.h"
+#include "codegen/host_compile.h"
+#include "onnx.pb-c.h"
+
+#define MAX_IO 32
+#define PATHN 4096
+
+static const char *data_root(void)
+{
+    const char *e = getenv("O2H_CONFORMANCE_DATA");
+    return e && *e ? e : "/usr/share/libonnx-testdata/data";
+}
+
+/* ------------------------------------------------------------ helpers */
+
+/* Run argv with output to log; kill after timeout_s. Exit status,
+ * 128+signal, or 127 when it could not start. */
+static int run_cmd(char *const *argv, const char *log, int timeout_s)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return 127;
+    if (pid == 0) {
+        FILE *f = fopen(log, "w");
+        if (f) {
+            dup2(fileno(f), 1);
+            dup2(fileno(f), 2);
+        }
+        alarm((unsigned)timeout_s);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return 127;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)(n > 0 ? n : 0) + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = 0;
+        *len = (size_t)n;
+    }
+    return buf;
+}
+
+static int write_file(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    int rc = fwrite(p, 1, n, f) == n ? 0 : -1;
+    return fclose(f) || rc ? -1 : 0;
+}
+
+static int rm_entry(const char *p, const struct stat *s, int fl, struct FTW *ftw)
+{
+    (void)s, (void)fl, (void)ftw;
+    return remove(p);
+}
+
+static void rm_tree(const char *p)
+{
+    struct stat st;
+    if (lstat(p, &st) == 0)
+        nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* First line of a log, for the tallies. */
+static void first_error(const char *log, char *out, size_t n)
+{
+    size_t len;
+    char *s = read_file(log, &len);
+    out[0] = 0;
+    if (!s)
+        return;
+    char *line = s, *hit = strstr(s, "error") ? strstr(s, "error") : s;
+    while (hit > s && hit[-1] != '\n')
+        hit--;
+    line = hit;
+    char *nl = strchr(line, '\n');
+    if (nl)
+        *nl = 0;
+    snprintf(out, n, "%s", line);
+    free(s);
+}
+
+/* ------------------------------------------------------ tensor files */
+
+typedef struct {
+    char name[256];
+    int dtype;             /* ONNX DataType */
+    int rank;
+    long long dims[8];
+    long long elems;
+    size_t elem_size;
+    unsigned char *data;   /* raw little-endian */
+} Tensor;
+
+static size_t dt_size(int dt)
+{
+    switch (dt) {
+    case 1: case 6: case 12: return 4;
+    case 2: case 3: case 9: return 1;
+    case 4: case 5: case 10: case 16: return 2;
+    case 7: case 11: case 13: return 8;
+    default: return 0;
+    }
+}
+
+/* Decode a TensorProto file into raw data; -1 if unreadable or a type the
+ * host path has no raw form for. */
+static int load_pb(const char *path, Tensor *t)
+{
+    size_t len;
+    char *buf = read_file(path, &len);
+    memset(t, 0, sizeof *t);
+    if (!buf)
+        return -1;
+    Onnx__TensorProto *p = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)buf);
+    free(buf);
+    if (!p)
+        return -1;
+    int rc = 0;
+    snprintf(t->name, sizeof t->name, "%s", p->name ? p->name : "");
+    t->dtype = p->data_type;
+    t->elem_size = dt_size(t->dtype);
+    t->rank = (int)p->n_dims;
+    t->elems = 1;
+    for (int i = 0; i < t->rank && i < 8; i++)
+        t->elems *= t->dims[i] = p->dims[i];
+    size_t nb = (size_t)t->elems * t->elem_size;
+    t->data = calloc(nb + 1, 1);
+    if (!t->elem_size || p->n_dims > 8 || !t->data) {
+        rc = -1;
+    } else if (p->has_raw_data) {
+        rc = p->raw_data.len == nb ? 0 : -1;
+        if (rc == 0)
+            memcpy(t->data, p->raw_data.data, nb);
+    } else if (p->n_float_data == (size_t)t->elems && t->dtype == 1) {
+        memcpy(t->data, p->float_data, nb);
+    } else if (p->n_double_data == (size_t)t->elems && t->dtype == 11) {
+        memcpy(t->data, p->double_data, nb);
+    } else if (p->n_int64_data == (size_t)t->elems && t->dtype == 7) {
+        memcpy(t->data, p->int64_data, nb);
+    } else if (p->n_uint64_data == (size_t)t->elems && (t->dtype == 13 || t->dtype == 12)) {
+        for (long long i = 0; i < t->elems; i++) {
+            uint64_t v = p->uint64_data[i];
+            memcpy(t->data + i * t->elem_size, &v, t->elem_size);
+        }
+    } else if (p->n_int32_data == (size_t)t->elems) {
+        for (long long i = 0; i < t->elems; i++) {
+            int32_t v = p->int32_data[i];
+            memcpy(t->data + i * t->elem_size, &v, t->elem_size);   /* little-endian narrowing */
+        }
+    } else if (t->elems != 0) {
+        rc = -1;
+    }
+    onnx__tensor_proto__free_unpacked(p, NULL);
+    return rc;
+}
+
+/* --------------------------------------------------------- model.json */
+
+typedef struct {
+    char name[256];
+    char dtype[16];
+    long long elems;
+} JTensor;
+
+typedef struct {
+    JTensor in[MAX_IO], out[MAX_IO];
+    int n_in, n_out;
+} JModel;
+
+static int json_name(const char *p, char *out, size_t n)
+{
+    size_t k = 0;
+    if (*p++ != '"')
+        return -1;
+    for (; *p && *p != '"'; p++) {
+        char c = *p;
+        if (c == '\\' && p[1]) {
+            p++;
+            c = *p;
+            if (c == 'u') {
+                unsigned v;
+                if (sscanf(p + 1, "%4x", &v) != 1)
+                    return -1;
+                c = (char)v;
+                p += 4;
+            }
+        }
+        if (k + 1 < n)
+            out[k++] = c;
+    }
+    out[k] = 0;
+    return 0;
+}
+
+static int read_json(const char *path, JModel *m)
+{
+    size_t len;
+    char *s = read_file(path, &len);
+    memset(m, 0, sizeof *m);
+    if (!s)
+        return -1;
+    int section = 0;
+    for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strstr(line, "\"inputs\": ["))
+            section = 1;
+        else if (strstr(line, "\"outputs\": ["))
+            section = 2;
+        char *p = strstr(line, "{\"name\": ");
+        if (!section || !p)
+            continue;
+        int *n = section == 1 ? &m->n_in : &m->n_out;
+        if (*n >= MAX_IO)
+            break;
+        JTensor *t = section == 1 ? &m->in[*n] : &m->out[*n];
+        json_name(p + 9, t->name, sizeof t->name);
+        char *d = strstr(p, "\"dtype\": \"");
+        if (d)
+            sscanf(d + 10, "%15[^\"]", t->dtype);
+        char *sh = strstr(p, "\"shape\": [");
+        t->elems = 1;
+        for (char *q = sh ? sh + 10 : NULL; q && *q && *q != ']';) {
+            char *end;
+            long long v = strtoll(q, &end, 10);
+            if (end == q)
+                break;
+            t->elems *= v;
+            q = end + strspn(end, ", ");
+        }
+        (*n)++;
+    }
+    free(s);
+    return m->n_out > 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ compare */
+
+static bool close_f(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    if (isinf(a) || isinf(b))
+        return a == b;
+    return fabs(a - b) <= 1e-5 + 1e-3 * fabs(b);
+}
+
+/* 0 equal; otherwise a message in why. */
+static int compare(const Tensor *ref, const unsigned char *y, size_t ny, char *why, size_t n)
+{
+    size_t nb = (size_t)ref->elems * ref->elem_size;
+    if (ny != nb) {
+        snprintf(why, n, "output '%s': %zu bytes, expected %zu", ref->name, ny, nb);
+        return -1;
+    }
+    for (long long i = 0; i < ref->elems; i++) {
+        const unsigned char *a = y + i * ref->elem_size, *b = ref->data + i * ref->elem_size;
+        bool ok;
+        double va = 0, vb = 0;
+        if (ref->dtype == 1) {
+            float fa, fb;
+            memcpy(&fa, a, 4);
+            memcpy(&fb, b, 4);
+            va = fa, vb = fb;
+            ok = close_f(va, vb);
+        } else if (ref->dtype == 11) {
+            memcpy(&va, a, 8);
+            memcpy(&vb, b, 8);
+            ok = close_f(va, vb);
+        } else {
+            ok = memcmp(a, b, ref->elem_size) == 0;
+        }
+        if (!ok) {
+            snprintf(why, n, "output '%s'[%lld]: %.7g, expected %.7g", ref->name, i, va, vb);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- runner */
+
+typedef struct {
+    const char *onnx2hls, *work, *rtlib, *driver;
+    int run, passed, failed, unsupported;
+    bool verbose, cli;
+    FILE *report;
+} Ctx;
+
+static int find_index(const char *name, const char (*names)[256], int n, int fallback)
+{
+    for (int i = 0; i < n; i++)
+        if (name[0] && !strcmp(names[i], name))
+            return i;
+    return fallback;
+}
+
+/* One test_data_set_*: write inputs, run, compare outputs. */
+static int run_set(Ctx *c, const char *set, const char *host, const JModel *m, char *why, size_t wn)
+{
+    char names[MAX_IO][256], files[MAX_IO][PATHN], outs[MAX_IO][PATHN], path[PATHN], log[PATHN];
+    char *argv[2 * MAX_IO + 8];
+    int n = 0, rc = 0;
+    for (int i = 0; i < m->n_in; i++)
+        snprintf(names[i], 256, "%s", m->in[i].name);
+    char prog[PATHN], weights[PATHN];
+    snprintf(prog, sizeof prog, "%s/prog", c->work);
+    snprintf(weights, sizeof weights, "%s/weights.bin", host);
+    argv[n++] = prog;
+    argv[n++] = (char *)"--weights";
+    argv[n++] = weights;
+    for (int i = 0; i < m->n_out; i++) {
+        snprintf(outs[i], PATHN, "%s/out%d.bin", c->work, i);
+        argv[n++] = (char *)"-o";
+        argv[n++] = outs[i];
+    }
+    int n_given = 0;
+    for (int k = 0; k < MAX_IO; k++) {
+        Tensor t;
+        snprintf(path, sizeof path, "%s/input_%d.pb", set, k);
+        if (access(path, R_OK) != 0)
+            break;
+        if (load_pb(path, &t)) {
+            snprintf(why, wn, "cannot decode %s", path);
+            free(t.data);
+            return -1;
+        }
+        int i = find_index(t.name, (const char (*)[256])names, m->n_in, k);
+        if (i < m->n_in) {
+            snprintf(files[i], PATHN, "%s/in%d.bin", c->work, i);
+            if (m->in[i].elems != t.elems) {
+                snprintf(why, wn, "input '%s' has %lld values, the model wants %lld", t.name, t.elems,
+                         m->in[i].elems);
+                rc = -1;
+            } else if (write_file(files[i], t.data, (size_t)t.elems * t.elem_size)) {
+                rc = -1;
+            }
+            n_given++;
+        }
+        free(t.data);
+        if (rc)
+            return rc;
+    }
+    if (n_given != m->n_in) {
+        snprintf(why, wn, "%d input files for %d model inputs", n_given, m->n_in);
+        return -1;
+    }
+    for (int i = 0; i < m->n_in; i++)
+        argv[n++] = files[i];
+    argv[n] = NULL;
+    snprintf(log, sizeof log, "%s/run.log", c->work);
+    int st = run_cmd(argv, log, 60);
+    if (st) {
+        first_error(log, path, sizeof path);
+        snprintf(why, wn, "program failed (exit %d): %s", st, path);
+        return -1;
+    }
+    for (int i = 0; i < m->n_out; i++)
+        snprintf(names[i], 256, "%s", m->out[i].name);
+    for (int k = 0; k < m->n_out; k++) {
+        Tensor ref;
+        snprintf(path, sizeof path, "%s/output_%d.pb", set, k);
+        if (load_pb(path, &ref)) {
+            snprintf(why, wn, "cannot decode %s", path);
+            free(ref.data);
+            return -1;
+        }
+        int i = find_index(ref.name, (const char (*)[256])names, m->n_out, k);
+        size_t ny = 0;
+        unsigned char *y = (unsigned char *)read_file(outs[i], &ny);
+        rc = !y ? -1 : compare(&ref, y, ny, why, wn);
+        if (!y)
+            snprintf(why, wn, "no output file %s", outs[i]);
+        free(y);
+        free(ref.data);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int build_prog(Ctx *c, const char *host, char *why, size_t wn)
+{
+    char model_c[PATHN + 64], inc[PATHN + 64], prog[PATHN + 64], log[PATHN + 64];
+    snprintf(model_c, sizeof model_c, "%s/model.c", host);
+    snprintf(inc, sizeof inc, "-I%s", host);
+    snprintf(prog, sizeof prog, "%s/prog", c->work);
+    snprintf(log, sizeof log, "%s/cc.log", c->work);
+    char *argv[] = {"cc", "-O0", "-w", inc, model_c, (char *)c->driver, (char *)c->rtlib, "-lm", "-o", prog, NULL};
+    int st = run_cmd(argv, log, 120);
+    if (st) {
+        first_error(log, why, wn);
+        return -1;
+    }
+    return 0;
+}
+
+/* Compile model into out/host: 0 ok, 2 rejected (why set), other: failure. */
+static int compile_model(Ctx *c, const char *model, const char *out, char *why, size_t wn)
+{
+    char log[PATHN + 64], host[PATHN + 64];
+    if (c->cli) {
+        snprintf(log, sizeof log, "%s/compile.log", c->work);
+        char *argv[] = {(char *)c->onnx2hls, "compile", (char *)model, "-o", (char *)out, "--quiet", NULL};
+        int st = run_cmd(argv, log, 120);
+        if (st)
+            first_error(log, why, wn);
+        return st;
+    }
+    IrDiag d;
+    diag_init(&d);
+    IrGraph *g = cg_lower_model(model, &(FeOptions){0}, NULL, &d);
+    mkdir(out, 0777);
+    snprintf(host, sizeof host, "%s/host", out);
+    CgHostOptions o = {model, false, NULL};
+    int rc = g && cg_host_emit(g, &o, host, NULL, &d) == 0 ? 0 : 2;
+    for (int i = 0; rc && i < d.n; i++)
+        if (d.v[i].level == DIAG_ERROR) {
+            snprintf(why, wn, "node '%s' (%s): %s", d.v[i].node ? d.v[i].node : "-",
+                     d.v[i].op ? d.v[i].op : "-", d.v[i].msg);
+            break;
+        }
+    ir_graph_free(g);
+    diag_free(&d);
+    return rc;
+}
+
+typedef enum { T_PASS, T_FAIL, T_UNSUPPORTED, T_SKIP } Outcome;
+
+static Outcome run_test(Ctx *c, const char *dir, char *why, size_t wn)
+{
+    char model[PATHN + 64], out[PATHN + 64], host[PATHN + 128], json[PATHN + 256];
+    snprintf(model, sizeof model, "%s/model.onnx", dir);
+    if (access(model, R_OK) != 0)
+        return T_SKIP;
+    snprintf(out, sizeof out, "%s/out", c->work);
+    snprintf(host, sizeof host, "%s/host", out);
+    rm_tree(out);
+    int st = compile_model(c, model, out, why, wn);
+    if (st == 2)
+        return T_UNSUPPORTED;
+    if (st != 0) {
+        snprintf(why + strlen(why), wn - strlen(why), " [compile exit %d]", st);
+        return T_FAIL;
+    }
+    JModel m;
+    snprintf(json, sizeof json, "%s/model.json", host);
+    if (read_json(json, &m)) {
+        snprintf(why, wn, "unreadable %s", json);
+        return T_FAIL;
+    }
+    if (build_prog(c, host, why, wn))
+        return T_FAIL;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int sets = 0;
+    Outcome r = T_PASS;
+    while (r == T_PASS && d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "test_data_set_", 14))
+            continue;
+        char set[PATHN + 300];
+        snprintf(set, sizeof set, "%s/%s", dir, e->d_name);
+        if (run_set(c, set, host, &m, why, wn))
+            r = T_FAIL;
+        sets++;
+    }
+    if (d)
+        closedir(d);
+    if (r == T_PASS && sets == 0) {
+        snprintf(why, wn, "no test_data_set_*");
+        r = T_SKIP;
+    }
+    return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void run_suite(Ctx *c, const char *suite)
+{
+    char root[PATHN];
+    snprintf(root, sizeof root, "%s/%s", data_root(), suite);
+    DIR *d = opendir(root);
+    if (!d)
+        return;
+    char **names = NULL;
+    int n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == cap)
+            names = realloc(names, sizeof *names * (size_t)(cap = cap ? 2 * cap : 256));
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    const char *filter = getenv("O2H_CONFORMANCE_FILTER");
+    for (int i = 0; i < n; i++) {
+        char dir[PATHN + 300], why[1024] = "";
+        if (filter && *filter && !strstr(names[i], filter)) {
+            free(names[i]);
+            continue;
+        }
+        snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
+        Outcome o = run_test(c, dir, why, sizeof why);
+        const char *tag = o == T_PASS ? "pass" : o == T_FAIL ? "FAIL" : o == T_UNSUPPORTED ? "unsupported" : "skip";
+        if (o == T_PASS || o == T_FAIL)
+            c->run++;
+        c->passed += o == T_PASS;
+        c->failed += o == T_FAIL;
+        c->unsupported += o == T_UNSUPPORTED;
+        fprintf(c->report, "%-12s %s/%s%s%s\n", tag, suite, names[i], why[0] ? ": " : "", why);
+        if (o == T_FAIL || c->verbose)
+            printf("%-12s %s/%s%s%s\n", tag, suite, names[i], why[0] ? ": " : "", why);
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* The runtime, once, as a static library in the work folder. */
+static int build_runtime(Ctx *c, char *lib, size_t n)
+{
+    char rtdir[PATHN], log[PATHN], obj[PATHN + 300], src[PATHN + 300];
+    snprintf(rtdir, sizeof rtdir, "%s/runtime", SOURCE_DIR);
+    snprintf(lib, n, "%s/libo2h_rt.a", c->work);
+    snprintf(log, sizeof log, "%s/rt.log", c->work);
+    DIR *d = opendir(rtdir);
+    if (!d)
+        return -1;
+    char *ar[300] = {"ar", "rcs", lib};
+    int na = 3;
+    static char objs[256][PATHN + 300];
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 3 || strcmp(e->d_name + len - 2, ".c") || na >= 256)
+            continue;
+        snprintf(src, sizeof src, "%s/%s", rtdir, e->d_name);
+        snprintf(obj, sizeof obj, "%s/%.*s.o", c->work, (int)(len - 2), e->d_name);
+        char *argv[] = {"cc", "-O2", "-c", src, "-o", obj, NULL};
+        rc = run_cmd(argv, log, 300);
+        snprintf(objs[na], sizeof objs[na], "%s", obj);
+        ar[na] = objs[na];
+        na++;
+    }
+    closedir(d);
+    ar[na] = NULL;
+    remove(lib);
+    if (rc == 0)
+        rc = run_cmd(ar, log, 60);
+    return rc;
+}
+
+/* The generic driver, once: compiled against a model.h of a small model
+ * (it only uses the declarations, which are the same for every model). */
+static int build_driver(Ctx *c, char *obj, size_t n)
+{
+    char out[PATHN + 64], inc[PATHN + 128], src[PATHN], log[PATHN + 64], why[512];
+    snprintf(out, sizeof out, "%s/driver_model", c->work);
+    snprintf(src, sizeof src, "%s/samples/resnet_tiny.onnx", SOURCE_DIR);
+    if (compile_model(c, src, out, why, sizeof why)) {
+        printf("conformance: cannot compile %s for the driver: %s\n", src, why);
+        return -1;
+    }
+    snprintf(inc, sizeof inc, "-I%s/host", out);
+    snprintf(src, sizeof src, "%s/tests/unit/conformance_driver.c", SOURCE_DIR);
+    snprintf(obj, n, "%s/driver.o", c->work);
+    snprintf(log, sizeof log, "%s/driver.log", c->work);
+    char *argv[] = {"cc", "-O1", "-c", inc, src, "-o", obj, NULL};
+    return run_cmd(argv, log, 120);
+}
+
+int main(void)
+{
+    char root[PATHN];
+    snprintf(root, sizeof root, "%s/node", data_root());
+    if (access(root, R_OK) != 0) {
+        printf("conformance: skipped (no ONNX backend test data at %s; Debian package libonnx-testdata)\n",
+               data_root());
+        return 0;
+    }
+    static char work[PATHN], onnx2hls[PATHN], lib[PATHN], report[PATHN], driver[PATHN];
+    snprintf(work, sizeof work, "%s/conformance", BINARY_DIR);
+    snprintf(onnx2hls, sizeof onnx2hls, "%s/onnx2hls", BINARY_DIR);
+    snprintf(report, sizeof report, "%s/conformance/report.txt", BINARY_DIR);
+    rm_tree(work);
+    mkdir(work, 0777);
+    Ctx c = {onnx2hls, work, lib, driver, 0, 0, 0, 0, false, false, NULL};
+    const char *v = getenv("O2H_CONFORMANCE_VERBOSE");
+    c.verbose = v && *v == '1';
+    v = getenv("O2H_CONFORMANCE_CLI");
+    c.cli = v && *v == '1';
+    if (build_runtime(&c, lib, sizeof lib) || build_driver(&c, driver, sizeof driver)) {
+        printf("conformance: FAIL: cannot build the runtime or the driver (see %s/*.log)\n", work);
+        return 1;
+    }
+    c.report = fopen(report, "w");
+    if (!c.report)
+        return 1;
+    run_suite(&c, "node");
+    run_suite(&c, "pytorch-converted");
+    fclose(c.report);
+    printf("conformance: %d run, %d passed, %d failed, %d unsupported (report: %s)\n", c.run, c.passed,
+           c.failed, c.unsupported, report);
+    return c.failed ? 1 : 0;
+}
