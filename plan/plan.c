@@ -217,11 +217,13 @@ static void search_init(Search *S)
     S->skip = calloc((size_t)n, sizeof *S->skip);
     if (!S->fr || !S->stage_bytes || !S->skip)
         abort();
+    PlanFrontierScratch *scratch = plan_frontier_scratch_new(p->pe_budget);
     for (int i = 0; i < n; i++) {
-        plan_frontier_build(&p->units[i], &p->dev, p->pe_budget, &S->fr[i]);
+        plan_frontier_build(&p->units[i], &p->dev, scratch, &S->fr[i]);
         S->stage_bytes[i] = stage_dram(S, &p->units[i]);
         S->skip[i] = skip_fifo(S, i);
     }
+    plan_frontier_scratch_free(scratch);
     plan_seml_table_build(p, p->pe_budget, &S->tab);
     S->cache = plan_seml_cache_new(p, &S->tab, &S->ti, S->bpc);
     S->onchip_cap = ((int64_t)p->bram_cap * 18432 + (int64_t)p->uram_cap * 294912) / 8;

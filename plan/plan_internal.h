@@ -100,9 +100,15 @@ typedef struct {
     int n;
 } PlanFrontier;
 
+/* Working memory of plan_frontier_build for budgets up to max_pes, reused
+ * from unit to unit. */
+typedef struct PlanFrontierScratch PlanFrontierScratch;
+PlanFrontierScratch *plan_frontier_scratch_new(int max_pes);
+void plan_frontier_scratch_free(PlanFrontierScratch *s);
+
 /* Every shape worth having for a dedicated engine of unit u: the fewest PEs
- * for each reachable cycle count. */
-void plan_frontier_build(const PlanUnit *u, const PlanDevice *dev, int max_pes, PlanFrontier *f);
+ * (at most the scratch's max_pes) for each reachable cycle count. */
+void plan_frontier_build(const PlanUnit *u, const PlanDevice *dev, PlanFrontierScratch *scratch, PlanFrontier *f);
 void plan_frontier_free(PlanFrontier *f);
 /* index of the cheapest point with cycles <= t, -1 if none */
 int plan_frontier_pick(const PlanFrontier *f, int64_t t);

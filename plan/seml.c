@@ -292,7 +292,7 @@ static int pa_key(int pa)
 typedef struct {
     int64_t fm;
     int64_t *memin;                   /* n_units x NKEYS */
-    int64_t *suf[PLAN_K_COUNT];       /* (n_units+1) x n_shapes[f] */
+    int64_t *suf[PLAN_K_COUNT];       /* (family units + 1) x n_shapes[f]: row k sums units k.. */
 } SumSet;
 
 struct PlanSemlCache {
@@ -301,6 +301,8 @@ struct PlanSemlCache {
     const PlanTensorInfo *ti;
     double bpc;
     int *key[PLAN_K_COUNT];           /* per shape */
+    int *first[PLAN_K_COUNT];         /* per split: index of its first SEML unit among the family's */
+    int n_fam_units[PLAN_K_COUNT];
     SumSet *sets;
     int n, cap;
 };
@@ -310,13 +312,27 @@ PlanSemlCache *plan_seml_cache_new(const Plan *p, const PlanSemlTable *tab, cons
     PlanSemlCache *c = calloc(1, sizeof *c);
     if (!c)
         abort();
-    *c = (PlanSemlCache){p, tab, ti, bpc, {NULL}, NULL, 0, 0};
+    c->p = p;
+    c->tab = tab;
+    c->ti = ti;
+    c->bpc = bpc;
     for (int f = 0; f < PLAN_K_COUNT; f++) {
         c->key[f] = malloc(sizeof(int) * (size_t)(tab->n_shapes[f] + 1));
-        if (!c->key[f])
+        c->first[f] = malloc(sizeof(int) * (size_t)(p->n_units + 1));
+        if (!c->key[f] || !c->first[f])
             abort();
         for (int j = 0; j < tab->n_shapes[f]; j++)
             c->key[f][j] = pa_key(tab->shapes[f][j].pa);
+        int k = 0;
+        for (int u = 0; u < p->n_units; u++)
+            if (plan_seml_family(p->units[u].kind) == (PlanKind)f)
+                k++;
+        c->n_fam_units[f] = k;
+        for (int u = p->n_units; u >= 0; u--) {   /* first[u] = family units before u */
+            if (u < p->n_units && plan_seml_family(p->units[u].kind) == (PlanKind)f)
+                k--;
+            c->first[f][u] = k;
+        }
     }
     return c;
 }
@@ -330,8 +346,10 @@ void plan_seml_cache_free(PlanSemlCache *c)
         for (int f = 0; f < PLAN_K_COUNT; f++)
             free(c->sets[i].suf[f]);
     }
-    for (int f = 0; f < PLAN_K_COUNT; f++)
+    for (int f = 0; f < PLAN_K_COUNT; f++) {
         free(c->key[f]);
+        free(c->first[f]);
+    }
     free(c->sets);
     free(c);
 }
@@ -360,23 +378,20 @@ static void sumset_build(PlanSemlCache *c, SumSet *ss, int64_t fm)
     for (int u = 0; u < n; u++)
         mem_keys(&in, u, ss->memin + (size_t)u * NKEYS);
     for (int f = 0; f < PLAN_K_COUNT; f++) {
-        int ns = c->tab->n_shapes[f];
-        ss->suf[f] = calloc((size_t)(n + 1) * (size_t)(ns ? ns : 1), sizeof(int64_t));
+        int ns = c->tab->n_shapes[f], k = c->n_fam_units[f];
+        ss->suf[f] = calloc((size_t)(k + 1) * (size_t)(ns ? ns : 1), sizeof(int64_t));
         if (!ss->suf[f])
             abort();
         for (int u = n - 1; u >= 0; u--) {
-            int64_t *dst = ss->suf[f] + (size_t)u * ns, *src = dst + ns;
-            bool mine = plan_seml_family(p->units[u].kind) == (PlanKind)f;
+            if (plan_seml_family(p->units[u].kind) != (PlanKind)f)
+                continue;
+            k--;
+            int64_t *dst = ss->suf[f] + (size_t)k * ns, *src = dst + ns;
             const int64_t *mem = ss->memin + (size_t)u * NKEYS;
             for (int j = 0; j < ns; j++) {
-                int64_t t = 0;
-                if (mine) {
-                    int64_t cc = c->tab->row[u][j], m = mem[c->key[f][j]];
-                    t = cc > m ? cc : m;
-                    if (t > CAP)
-                        t = CAP;
-                }
-                dst[j] = src[j] + t;
+                int64_t cc = c->tab->row[u][j], m = mem[c->key[f][j]];
+                int64_t t = cc > m ? cc : m;
+                dst[j] = src[j] + (t > CAP ? CAP : t);
             }
         }
     }
@@ -504,7 +519,7 @@ static void fam_table(const PlanSeml *s, PlanKind f, FamTable *ft)
     for (int i = in->first; i < n; i++)
         if (plan_seml_family(p->units[i].kind) == f)
             ft->units[ft->n_units++] = i;
-    const int64_t *suf = ft->ss->suf[f] + (size_t)in->first * ft->n_shapes;
+    const int64_t *suf = ft->ss->suf[f] + (size_t)in->cache->first[f][in->first] * ft->n_shapes;
     for (int j = 0; j < ft->n_shapes; j++)
         ft->tsum[j] = suf[j];
     for (int k = 0; k < ft->n_units; k++) {

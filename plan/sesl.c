@@ -66,13 +66,37 @@ static void fill_point(const PlanUnit *u, const PlanDevice *dev, PlanPoint *pt, 
 
 #define MAX_FACTORS 512
 
-void plan_frontier_build(const PlanUnit *u, const PlanDevice *dev, int max_pes, PlanFrontier *f)
+struct PlanFrontierScratch {
+    int max_pes;
+    Slot *slot;
+};
+
+PlanFrontierScratch *plan_frontier_scratch_new(int max_pes)
 {
-    if (max_pes < 1)
-        max_pes = 1;
-    Slot *slot = calloc((size_t)max_pes + 1, sizeof *slot);
+    PlanFrontierScratch *s = malloc(sizeof *s);
+    if (!s)
+        abort();
+    s->max_pes = max_pes < 1 ? 1 : max_pes;
+    s->slot = malloc(sizeof *s->slot * (size_t)(s->max_pes + 1));
+    if (!s->slot)
+        abort();
+    return s;
+}
+
+void plan_frontier_scratch_free(PlanFrontierScratch *s)
+{
+    if (s)
+        free(s->slot);
+    free(s);
+}
+
+void plan_frontier_build(const PlanUnit *u, const PlanDevice *dev, PlanFrontierScratch *scratch, PlanFrontier *f)
+{
+    int max_pes = scratch->max_pes;
+    Slot *slot = scratch->slot;
+    memset(slot, 0, sizeof *slot * (size_t)(max_pes + 1));
     int *fa = malloc(sizeof(int) * MAX_FACTORS * 3);
-    if (!slot || !fa)
+    if (!fa)
         abort();
     int *fb = fa + MAX_FACTORS, *fp = fb + MAX_FACTORS;
     int na = factors(u->loops.a, max_pes, fa, MAX_FACTORS);
@@ -99,7 +123,6 @@ void plan_frontier_build(const PlanUnit *u, const PlanDevice *dev, int max_pes, 
         abort();
     for (f->n = 0; f->n < n; f->n++)
         fill_point(u, dev, &f->pts[f->n], &slot[f->n]);
-    free(slot);
     free(fa);
 }
 
