@@ -379,6 +379,24 @@ static bool check_budgets(const Search *S, Eval *e)
     return false;
 }
 
+/* Like the SESL stages, the SEML part takes the fewest PEs (at most q) that
+ * meet the period: fewer PEs mean smaller weight tiles, fewer DSPs and LUTs.
+ * -1 if even q PEs are too few. SEML time never grows with more PEs. */
+static int seml_pes(const PlanSeml *s, int q, int64_t T)
+{
+    if (q < 1 || plan_seml_time(s, q) > T)
+        return -1;
+    int lo = 0, hi = q;   /* time(lo) > T (or lo == 0), time(hi) <= T */
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (plan_seml_time(s, mid) <= T)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
 static void eval_at(const Search *S, const Split *sp, int64_t T, Eval *e, Items *it)
 {
     const Plan *p = S->p;
@@ -394,12 +412,14 @@ static void eval_at(const Search *S, const Split *sp, int64_t T, Eval *e, Items 
     }
     int64_t sesl_pes = e->pes;
     if (sp->split < p->n_units) {
-        e->t_seml = plan_seml_time(sp->seml, p->pe_budget - (int)sesl_pes);
-        if (e->t_seml > T) {
+        int q = seml_pes(sp->seml, p->pe_budget - (int)sesl_pes, T);
+        if (q < 0) {
+            e->t_seml = plan_seml_time(sp->seml, p->pe_budget - (int)sesl_pes);
             e->why = "the SEML part cannot meet the period with the PEs left";
             return;
         }
-        plan_seml_choice(sp->seml, p->pe_budget - (int)sesl_pes, &e->ch);
+        e->t_seml = plan_seml_time(sp->seml, q);
+        plan_seml_choice(sp->seml, q, &e->ch);
         add_seml_engines(S, sp, e, it, sp->split);
         e->dram_bytes = seml_bytes(S, sp, &e->ch);
     }
@@ -513,6 +533,18 @@ typedef struct {
 } Found;
 
 /* least feasible period for a split, by bisection */
+/* a budget failed while the SEML part still has more than one PE per engine */
+static bool seml_can_shrink(const Split *sp, const Eval *e)
+{
+    if (!e->why || !strncmp(e->why, "PE budget", 9) || !strncmp(e->why, "a SESL stage", 12))
+        return false;
+    for (int k = 0; k < e->ch.n_engines; k++)
+        if (plan_shape_pes(e->ch.shape[k]) > 1)
+            return true;
+    (void)sp;
+    return false;
+}
+
 static Found bisect(const Search *S, const Split *sp, Eval *e, Items *it)
 {
     const Plan *p = S->p;
@@ -523,16 +555,18 @@ static Found bisect(const Search *S, const Split *sp, Eval *e, Items *it)
             hi = S->fr[i].pts[0].cycles;
     if (hi <= lo)
         hi = lo + 1;
-    for (int tries = 0; tries < 4; tries++) {
+    /* a period that works: every SESL stage at its smallest engine; then the
+     * SEML part's time, the DRAM time, or (resources) a slower, smaller SEML part */
+    for (int tries = 0; tries < 16; tries++) {
         eval_at(S, sp, hi, e, it);
         if (e->ok)
             break;
         int64_t next = e->need > hi ? e->need : 0;
         if (!next && sp->split < p->n_units && e->t_seml > hi && e->t_seml < INF)
             next = e->t_seml;
-        if (!next && e->why && !strcmp(e->why, "the SEML part cannot meet the period with the PEs left"))
-            next = plan_seml_time(sp->seml, p->pe_budget - e->pes);
-        if (!next || next >= INF) {
+        if (!next && sp->split < p->n_units && seml_can_shrink(sp, e))
+            next = 2 * hi;
+        if (!next || next >= INF / 4) {
             r.why = e->why;
             return r;
         }
