@@ -4,8 +4,9 @@
  * Each accelerated layer (IR_F_ACCEL) becomes a unit with its loop nest and
  * byte counts; what happens to the rest is decided here, in one place:
  *
- *  - views (IR_F_NO_DATA: Reshape, Flatten, ...) cost nothing; their output
- *    is an alias of their input;
+ *  - views (IR_F_NO_DATA: Reshape, Flatten, ...) and QuantizeLinear /
+ *    DequantizeLinear left in a QDQ graph cost nothing; their output is an
+ *    alias of their input;
  *  - BatchNormalization, activations and Add/Sub/Mul/PRelu whose input is the
  *    output of the unit just made and that are its only reader are fused
  *    into that unit's epilogue (as passes/fuse_* will do to the IR): no
@@ -38,8 +39,13 @@ static int64_t numel(const IrGraph *g, int t)
     return n < 0 ? 0 : n;
 }
 
-static bool is_const(const IrGraph *g, int t)
+static int resolve(const PlanTensorInfo *ti, int t);
+
+/* constant, also through a view or a DequantizeLinear of a constant */
+static bool is_const(const IrGraph *g, const PlanTensorInfo *ti, int t)
 {
+    if (t >= 0 && ti)
+        t = resolve(ti, t);
     return t >= 0 && g->tensors[t].kind == IR_T_CONST;
 }
 
@@ -101,12 +107,12 @@ static void set_precision(const IrLayer *L, const PlanOptions *o, PlanUnit *u)
 }
 
 /* first and second non-constant inputs */
-static void data_inputs(const IrGraph *g, const IrLayer *L, int *a, int *b)
+static void data_inputs(const IrGraph *g, const PlanTensorInfo *ti, const IrLayer *L, int *a, int *b)
 {
     *a = *b = -1;
     for (int i = 0; i < L->n_in; i++) {
         int t = L->in[i];
-        if (t < 0 || is_const(g, t))
+        if (t < 0 || is_const(g, ti, t))
             continue;
         if (*a < 0)
             *a = t;
@@ -179,13 +185,21 @@ static void pool_unit(const IrGraph *g, const IrLayer *L, PlanUnit *u)
     u->ops = ny * window;
 }
 
-static bool is_fc(const IrGraph *g, const IrLayer *L)
+static bool is_fc(const IrGraph *g, const PlanTensorInfo *ti, const IrLayer *L)
 {
-    if (L->op == IR_OP_GEMM)
-        return L->n_in >= 2 && is_const(g, L->in[1]);
-    if (L->op == IR_OP_MATMUL)
-        return L->n_in >= 2 && is_const(g, L->in[1]);
+    if (L->op == IR_OP_GEMM || L->op == IR_OP_MATMUL)
+        return L->n_in >= 2 && is_const(g, ti, L->in[1]);
     return false;
+}
+
+/* weight and bias bytes: the constant inputs after the data input */
+static int64_t weight_bytes(const IrGraph *g, const PlanTensorInfo *ti, const IrLayer *L, int vb)
+{
+    int64_t n = 0;
+    for (int i = 1; i < L->n_in; i++)
+        if (L->in[i] >= 0 && is_const(g, ti, L->in[i]))
+            n += numel(g, resolve(ti, L->in[i]));
+    return n * vb;
 }
 
 static bool is_pool(IrOp op)
@@ -261,10 +275,10 @@ static void new_unit(Ctx *c, int l, int x, int x2)
     int vb = plan_value_bytes(u->bits);
     if (L->op == IR_OP_CONV) {
         conv_unit(g, L, u);
-        u->w_bytes = st.params * vb;
-    } else if (is_fc(g, L)) {
+        u->w_bytes = weight_bytes(g, c->ti, L, vb);
+    } else if (is_fc(g, c->ti, L)) {
         fc_unit(g, L, &st, u);
-        u->w_bytes = st.params * vb;
+        u->w_bytes = weight_bytes(g, c->ti, L, vb);
     } else if (is_pool(L->op)) {
         pool_unit(g, L, u);
     } else {
@@ -331,7 +345,7 @@ static bool try_fuse(Ctx *c, int l)
     if (!fusable_op(L->op) || L->n_out != 1)
         return false;
     int a, b;
-    data_inputs(g, L, &a, &b);
+    data_inputs(g, c->ti, L, &a, &b);
     for (int pick = 0; pick < 2; pick++) {
         int x = pick ? b : a, other = pick ? a : b;
         if (x < 0)
@@ -368,7 +382,7 @@ static void add_host(Ctx *c, int l)
         elems += numel(c->g, L->out[i]);
     for (int i = 0; i < L->n_in; i++) {
         int t = resolve(c->ti, L->in[i]);
-        if (t >= 0 && !is_const(c->g, t)) {
+        if (t >= 0 && !is_const(c->g, NULL, t)) {
             elems += numel(c->g, t);
             c->ti->dram_out[t] = true;
         }
@@ -383,7 +397,9 @@ static int map_layer(Ctx *c, int l)
     unsigned fl = ir_op_flags(L->op);
     if (L->dead || c->prefused[l] || (fl & IR_F_FOLD_ONLY))
         return 0;
-    if (fl & IR_F_NO_DATA) {
+    /* views, and QDQ boundaries left in the graph: they only say which
+     * precision the neighbouring layers compute in */
+    if ((fl & IR_F_NO_DATA) || L->op == IR_OP_QUANTIZE_LINEAR || L->op == IR_OP_DEQUANTIZE_LINEAR) {
         if (L->n_in > 0 && L->in[0] >= 0 && L->n_out > 0 && L->out[0] >= 0)
             c->ti->alias[L->out[0]] = resolve(c->ti, L->in[0]);
         return 0;
@@ -393,10 +409,10 @@ static int map_layer(Ctx *c, int l)
     if (try_fuse(c, l))
         return 0;
     int a, b;
-    data_inputs(g, L, &a, &b);
+    data_inputs(g, c->ti, L, &a, &b);
     bool accel = (fl & IR_F_ACCEL) && a >= 0 && L->n_out >= 1 && L->out[0] >= 0;
     if (accel && (L->op == IR_OP_GEMM || L->op == IR_OP_MATMUL))
-        accel = is_fc(g, L);
+        accel = is_fc(g, c->ti, L);
     if (accel && L->op == IR_OP_CONV)
         accel = L->attr.conv.nsp >= 1 && g->tensors[a].rank >= 3;
     if (!accel) {
