@@ -309,6 +309,45 @@ static void test_units_standalone(void)
     ir_graph_free(g);
 }
 
+/* QDQ left in the graph: the weights come through DequantizeLinear of an int8
+ * constant, the activations through Q/DQ pairs; all of them are views */
+static void test_units_qdq(void)
+{
+    IrGraph *g = ir_graph_new("qdq");
+    tg_counter = 0;
+    int x = tg_input(g, 8, 16, 16);
+    int q = tg_same(g, x);
+    tg_layer(g, IR_OP_QUANTIZE_LINEAR, &x, 1, q);
+    int xd = tg_same(g, q);
+    tg_layer(g, IR_OP_DEQUANTIZE_LINEAR, &q, 1, xd);
+    int64_t wd[4] = {16, 8, 3, 3};
+    int wq = tg_const(g, 4, wd);
+    int w = tg_tensor(g, 4, wd);
+    tg_layer(g, IR_OP_DEQUANTIZE_LINEAR, &wq, 1, w);
+    int64_t yd[4] = {1, 16, 16, 16};
+    int y = tg_tensor(g, 4, yd);
+    int in[2] = {xd, w};
+    int l = tg_layer(g, IR_OP_CONV, in, 2, y);
+    IrConvAttr *a = &g->layers[l].attr.conv;
+    a->nsp = 2;
+    a->group = 1;
+    a->cls = IR_CONV_STANDARD;
+    for (int i = 0; i < 2; i++) {
+        a->kernel[i] = 3;
+        a->stride[i] = a->dilation[i] = 1;
+        a->pad_begin[i] = a->pad_end[i] = 1;
+    }
+    tg_output(g, y);
+    Plan p = plan_of(g, 64);
+    CHECK_EQ_INT(p.n_units, 1);
+    CHECK_EQ_INT(p.n_host, 0);
+    CHECK_EQ_INT(p.units[0].kind, PLAN_K_CONV);
+    CHECK_EQ_INT(p.units[0].w_bytes, 16 * 8 * 9);
+    CHECK(p.units[0].in_dram);
+    plan_free(&p);
+    ir_graph_free(g);
+}
+
 /* ------------------------------------------------- memory, roofline */
 
 static void test_memory(void)
@@ -389,6 +428,7 @@ int main(void)
     test_units_mobilenet();
     test_units_effnet();
     test_units_standalone();
+    test_units_qdq();
     test_memory();
     test_roofline();
     return check_done();
