@@ -412,7 +412,10 @@ static void bind_importer_outputs(FeCtx *c, FeNode *n)
 /* Run the importer, then fold or add the layer. */
 static void convert_node(FeCtx *c, FeNode *n)
 {
+    int errors = c->d->n_errors;
     if (importers[n->op](c, n) < 0) {
+        if (c->d->n_errors == errors) /* never fail silently */
+            fe_err(c, n, "could not be imported");
         poison_outputs(c, n);
         return;
     }
@@ -544,6 +547,8 @@ static void import_outputs(FeCtx *c, const Onnx__GraphProto *gp)
         }
         c->g->outputs[c->g->n_outputs++] = t;
     }
+    if (gp->n_output && !c->g->n_outputs && !c->d->n_errors)
+        fe_err(c, NULL, "none of the graph outputs could be imported");
 }
 
 /* --------------------------------------------------------------- graph */

@@ -32,8 +32,12 @@
 /* Largest tensor the frontend accepts (bytes); anything bigger is a corrupt
  * or absurd model rather than a CNN for an FPGA. */
 #define FE_MAX_TENSOR_BYTES ((int64_t)1 << 34)
-/* Largest constant the import-time ops (ConstantOfShape, Range) create. */
-#define FE_CONST_MAX_BYTES ((int64_t)1 << 30)
+/* Largest constant the import-time ops (ConstantOfShape, Range, Dropout
+ * masks) create. */
+#define FE_CONST_MAX_BYTES ((int64_t)256 << 20)
+/* Bound on kernel sizes, strides, dilations and pads: far beyond any real
+ * model, small enough that shape arithmetic cannot overflow. */
+#define FE_MAX_WINDOW ((int64_t)1 << 24)
 /* Largest output the folder evaluates for ops that may also run as layers. */
 #define FE_FOLD_MAX_BYTES ((int64_t)64 << 20)
 

@@ -153,28 +153,33 @@ static int read_typed(FeCtx *c, const FeNode *n, const Onnx__TensorProto *tp, Ir
                       int64_t numel)
 {
     IrDType dt = t->dtype;
-    size_t es = ir_dtype_size(dt);
-    t->data = ir_alloc(c->g, (size_t)numel * es + 1);
+    size_t have;
+    const char *field;
+    switch (dt) {
+    case IR_DT_FLOAT: have = tp->n_float_data, field = "float_data"; break;
+    case IR_DT_DOUBLE: have = tp->n_double_data, field = "double_data"; break;
+    case IR_DT_INT64: have = tp->n_int64_data, field = "int64_data"; break;
+    case IR_DT_UINT32: case IR_DT_UINT64: have = tp->n_uint64_data, field = "uint64_data"; break;
+    default: have = tp->n_int32_data, field = "int32_data"; break;
+    }
+    /* check before allocating: the shape may claim far more than is there */
+    if ((int64_t)have != numel)
+        return count_error(c, n, t, field, have, numel);
+    t->data = ir_alloc(c->g, (size_t)numel * ir_dtype_size(dt) + 1);
+    if (numel == 0)
+        return 0;
     switch (dt) {
     case IR_DT_FLOAT:
-        if ((int64_t)tp->n_float_data != numel)
-            return count_error(c, n, t, "float_data", tp->n_float_data, numel);
         memcpy(t->data, tp->float_data, (size_t)numel * 4);
         return 0;
     case IR_DT_DOUBLE:
-        if ((int64_t)tp->n_double_data != numel)
-            return count_error(c, n, t, "double_data", tp->n_double_data, numel);
         memcpy(t->data, tp->double_data, (size_t)numel * 8);
         return 0;
     case IR_DT_INT64:
-        if ((int64_t)tp->n_int64_data != numel)
-            return count_error(c, n, t, "int64_data", tp->n_int64_data, numel);
         memcpy(t->data, tp->int64_data, (size_t)numel * 8);
         return 0;
     case IR_DT_UINT32:
     case IR_DT_UINT64:
-        if ((int64_t)tp->n_uint64_data != numel)
-            return count_error(c, n, t, "uint64_data", tp->n_uint64_data, numel);
         for (int64_t i = 0; i < numel; i++) {
             uint64_t v = tp->uint64_data[i];
             if (dt == IR_DT_UINT32) {
@@ -187,8 +192,6 @@ static int read_typed(FeCtx *c, const FeNode *n, const Onnx__TensorProto *tp, Ir
         return 0;
     case IR_DT_INT32: case IR_DT_INT16: case IR_DT_INT8: case IR_DT_UINT16:
     case IR_DT_UINT8: case IR_DT_BOOL: case IR_DT_FLOAT16: case IR_DT_BFLOAT16:
-        if ((int64_t)tp->n_int32_data != numel)
-            return count_error(c, n, t, "int32_data", tp->n_int32_data, numel);
         /* int32_data carries the value (or the 16-bit pattern) per element */
         for (int64_t i = 0; i < numel; i++)
             fe_store_i(dt == IR_DT_FLOAT16 || dt == IR_DT_BFLOAT16 ? IR_DT_UINT16 : dt, t->data, i,

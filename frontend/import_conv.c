@@ -41,6 +41,12 @@ static int spatial_attrs(FeCtx *c, const FeNode *n, IrConvAttr *a)
             return fe_err(c, n, "strides and dilations must be positive");
         if (a->pad_begin[k] < 0 || a->pad_end[k] < 0)
             return fe_err(c, n, "pads must not be negative");
+        if (a->stride[k] > FE_MAX_WINDOW || a->dilation[k] > FE_MAX_WINDOW ||
+            a->pad_begin[k] > FE_MAX_WINDOW || a->pad_end[k] > FE_MAX_WINDOW ||
+            a->kernel[k] > FE_MAX_WINDOW)
+            return fe_err(c, n, "kernel, strides, dilations or pads are absurdly large");
+        if (a->kernel[k] < 1)
+            return fe_err(c, n, "the weight has an empty kernel axis");
     }
     return 0;
 }
@@ -137,7 +143,7 @@ static int transpose_attrs(FeCtx *c, const FeNode *n, IrConvAttr *a, int64_t *os
     if (cnt && cnt != a->nsp)
         return fe_err(c, n, "output_padding has %d values for %d spatial dims", cnt, a->nsp);
     for (int k = 0; k < cnt; k++) {
-        if (v[k] < 0 || (v[k] >= a->stride[k] && v[k] >= a->dilation[k]))
+        if (v[k] < 0 || v[k] > FE_MAX_WINDOW || (v[k] >= a->stride[k] && v[k] >= a->dilation[k]))
             return fe_err(c, n, "output_padding %lld must be smaller than the stride or dilation",
                           (long long)v[k]);
         a->out_pad[k] = v[k];
@@ -175,7 +181,9 @@ FE_IMPORTER(fe_import_conv)
     if (fe_auto_pad(c, n, &ap) < 0 || spatial_attrs(c, n, a) < 0 || check_kernel_attr(c, n, a) < 0)
         return -1;
     int64_t cin = x->dims[1], g = a->group;
-    if (g < 1 || cin % g)
+    if (w->dims[0] < 1 || w->dims[1] < 1)
+        return fe_err(c, n, "weight '%s' has no channels", w->name);
+    if (g < 1 || g > cin || cin % g)
         return fe_err(c, n, "group %lld does not divide the %lld input channels", (long long)g,
                       (long long)cin);
     int64_t cout = tr ? w->dims[1] * g : w->dims[0];

@@ -46,6 +46,9 @@ static int window_attrs(FeCtx *c, const FeNode *n, IrPoolAttr *a)
             return fe_err(c, n, "kernel_shape, strides and dilations must be positive");
         if (a->pad_begin[k] < 0 || a->pad_end[k] < 0)
             return fe_err(c, n, "pads must not be negative");
+        if (a->kernel[k] > FE_MAX_WINDOW || a->stride[k] > FE_MAX_WINDOW ||
+            a->dilation[k] > FE_MAX_WINDOW)
+            return fe_err(c, n, "kernel_shape, strides or dilations are absurdly large");
         if (a->pad_begin[k] >= a->kernel[k] || a->pad_end[k] >= a->kernel[k])
             return fe_err(c, n, "pads must be smaller than the kernel");
     }

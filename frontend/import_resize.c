@@ -127,7 +127,7 @@ static int from_sizes(FeCtx *c, FeNode *n, const IrTensor *x, const int64_t *sz,
     double common = pol == 1 ? INFINITY : 0;
     for (int i = 0; i < na; i++) {
         int k = (int)axes[i];
-        if (sz[i] < 0 || x->dims[k] == 0)
+        if (sz[i] < 0 || sz[i] > FE_MAX_TENSOR_BYTES || x->dims[k] == 0)
             return fe_err(c, n, "size %lld for an axis of %lld is invalid", (long long)sz[i],
                           (long long)x->dims[k]);
         double s = (double)sz[i] / (double)x->dims[k];

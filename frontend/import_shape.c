@@ -177,8 +177,11 @@ static int dropout(FeCtx *c, FeNode *n, const IrTensor *x)
         return -1;
     if (fe_has_in(n, 2)) {
         int64_t tm;
-        if (fe_const_ints(c, n, 2, "training_mode", &tm, 1) != 1)
+        int k = fe_const_ints(c, n, 2, "training_mode", &tm, 1);
+        if (k < 0)
             return -1;
+        if (k != 1)
+            return fe_err(c, n, "training_mode must be a scalar");
         if (tm)
             return fe_err(c, n, "training_mode is true; only inference is supported");
     }
@@ -186,6 +189,8 @@ static int dropout(FeCtx *c, FeNode *n, const IrTensor *x)
     if (n->n_out > 1 && n->pb->output[1][0]) {
         /* in inference the mask keeps everything */
         IrDType mdt = n->opset < 10 ? x->dtype : IR_DT_BOOL;
+        if (ir_tensor_numel(x) * (int64_t)ir_dtype_size(mdt) > FE_CONST_MAX_BYTES)
+            return fe_err(c, n, "the mask output is too large to create at compile time");
         void *data;
         int t = fe_const_new(c, n->pb->output[1], mdt, x->rank, x->dims, &data);
         int64_t ne = ir_tensor_numel(x);
@@ -276,8 +281,9 @@ static int split_sizes(FeCtx *c, FeNode *n, int64_t dim, int64_t *sz)
             return fe_err(c, n, "split has %d sizes for %d outputs", cnt, n->n_out);
         int64_t sum = 0;
         for (int i = 0; i < cnt; i++) {
-            if (sz[i] < 0)
-                return fe_err(c, n, "split sizes must not be negative");
+            if (sz[i] < 0 || sz[i] > dim)
+                return fe_err(c, n, "split size %lld does not fit an axis of %lld",
+                              (long long)sz[i], (long long)dim);
             sum += sz[i];
         }
         if (sum != dim)
@@ -388,6 +394,13 @@ static int slice(FeCtx *c, FeNode *n, const IrTensor *x)
         int64_t d = x->dims[a->axes[i]], s = a->steps[i], b = a->starts[i], e = a->ends[i];
         if (s == 0)
             return fe_err(c, n, "steps must not be 0");
+        /* a step beyond the axis takes one element either way; bounding it
+         * keeps the arithmetic below from overflowing */
+        if (s > d + 1)
+            s = d + 1;
+        if (s < -(d + 1))
+            s = -(d + 1);
+        a->steps[i] = s;
         if (b < 0)
             b += d;
         if (e < 0)
@@ -395,11 +408,11 @@ static int slice(FeCtx *c, FeNode *n, const IrTensor *x)
         if (s > 0) {
             b = clamp64(b, 0, d);
             e = clamp64(e, 0, d);
-            od[a->axes[i]] = e > b ? (e - b + s - 1) / s : 0;
+            od[a->axes[i]] = e > b ? (e - b - 1) / s + 1 : 0;
         } else {
             b = clamp64(b, 0, d - 1);
             e = clamp64(e, -1, d - 1);
-            od[a->axes[i]] = b > e ? (b - e + (-s) - 1) / (-s) : 0;
+            od[a->axes[i]] = b > e ? (b - e - 1) / (-s) + 1 : 0;
         }
         if (d == 0)
             b = e = 0;
@@ -474,6 +487,9 @@ static int pad(FeCtx *c, FeNode *n, const IrTensor *x)
         return fe_err(c, n, "pads has %d values; %d expected", np, 2 * nax);
     for (int i = 0; i < nax; i++) {
         int k = na >= 0 ? (int)axes[i] : i;
+        if (pads[i] > FE_MAX_TENSOR_BYTES || pads[i] < -FE_MAX_TENSOR_BYTES ||
+            pads[i + nax] > FE_MAX_TENSOR_BYTES || pads[i + nax] < -FE_MAX_TENSOR_BYTES)
+            return fe_err(c, n, "pads are absurdly large");
         a->begin[k] = pads[i];
         a->end[k] = pads[i + nax];
     }

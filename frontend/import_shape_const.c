@@ -174,7 +174,7 @@ FE_IMPORTER(fe_import_range)
     double cnt = ceil((v[1] - v[0]) / v[2]);
     if (!fe_dtype_is_float(dt)) { /* exact integer count */
         int64_t span, d = iv[2];
-        if (__builtin_sub_overflow(iv[1], iv[0], &span))
+        if (__builtin_sub_overflow(iv[1], iv[0], &span) || (span == INT64_MIN && d == -1))
             return fe_err(c, n, "the range overflows");
         cnt = (double)(span / d + ((span % d) != 0 && ((span > 0) == (d > 0))));
     }
