@@ -12,7 +12,8 @@
  *                 (more memory, same traffic, the transfer hides behind compute)
  * then the homogeneous plans (one policy everywhere: memory = the largest
  * layer's need, traffic = the sum) and a heterogeneous plan that picks, per
- * layer, the least traffic whose memory fits the budget. Finally, the word
+ * layer, the least traffic whose memory fits the budget (all filters resident
+ * is decided for the whole network). Finally, the word
  * width at which each layer's weights and maps would all fit the budget.
  */
 #include "plan_internal.h"
@@ -99,12 +100,13 @@ static int64_t dram_of(const LayerBytes *b, PlanMemConfig c)
     return (wo < io ? wo : io) + b->o;
 }
 
-/* least traffic that fits; else the least memory. "all filters" is a
- * whole-network decision, so the per-layer mix leaves it out. */
-static void choose(PlanMemLayer *L, int64_t budget)
+/* least traffic that fits; else the least memory. "All filters" is a
+ * whole-network decision: the mix either keeps every layer's weights resident
+ * (first = 0) or none (first skips those configs). */
+static void choose(PlanMemLayer *L, int64_t budget, int first)
 {
     int best = -1;
-    for (int c = 2 * PLAN_A_COUNT; c < PLAN_MEM_CONFIGS; c++) {
+    for (int c = first; c < PLAN_MEM_CONFIGS; c++) {
         if (L->onchip[c] > budget)
             continue;
         if (best < 0 || L->dram[c] < L->dram[best] ||
@@ -113,7 +115,7 @@ static void choose(PlanMemLayer *L, int64_t budget)
     }
     L->chosen_fits = best >= 0;
     if (best < 0) {
-        best = 2 * PLAN_A_COUNT;
+        best = first;
         for (int c = best + 1; c < PLAN_MEM_CONFIGS; c++)
             if (L->onchip[c] < L->onchip[best])
                 best = c;
@@ -129,6 +131,35 @@ static int fit_bits(const PlanUnit *u, int64_t budget)
         return 16;
     int64_t bits = budget * 8 / elems;
     return bits > 16 ? 16 : (int)bits;
+}
+
+/* the per-layer mix, with all filters resident or without, whichever moves
+ * fewer bytes with every layer fitting (or, failing that, fits more layers) */
+static void mix(const Plan *p, PlanMemory *m, int first, int64_t *onchip, int64_t *dram, int *fits)
+{
+    *onchip = *dram = 0;
+    *fits = 0;
+    for (int i = 0; i < p->n_units; i++) {
+        PlanMemLayer *L = &m->layers[i];
+        choose(L, m->budget, first);
+        if (L->onchip[L->chosen] > *onchip)
+            *onchip = L->onchip[L->chosen];
+        *dram += L->dram[L->chosen];
+        *fits += L->chosen_fits;
+    }
+}
+
+static void hetero(const Plan *p, PlanMemory *m)
+{
+    int64_t on_all, dr_all, on_some, dr_some;
+    int fit_all, fit_some;
+    mix(p, m, 0, &on_all, &dr_all, &fit_all);
+    mix(p, m, 2 * PLAN_A_COUNT, &on_some, &dr_some, &fit_some);
+    bool all = fit_all > fit_some || (fit_all == fit_some && dr_all < dr_some);
+    if (all)
+        mix(p, m, 0, &on_all, &dr_all, &fit_all);
+    m->hetero_onchip = all ? on_all : on_some;
+    m->hetero_dram = all ? dr_all : dr_some;
 }
 
 void plan_memory_analyse(const Plan *p, PlanMemory *m)
@@ -150,12 +181,9 @@ void plan_memory_analyse(const Plan *p, PlanMemory *m)
                 m->homo_onchip[c] = L->onchip[c];
             m->homo_dram[c] += L->dram[c];
         }
-        choose(L, m->budget);
-        if (L->onchip[L->chosen] > m->hetero_onchip)
-            m->hetero_onchip = L->onchip[L->chosen];
-        m->hetero_dram += L->dram[L->chosen];
         L->fit_bits = fit_bits(&p->units[i], m->budget);
     }
+    hetero(p, m);
 }
 
 void plan_memory_free(PlanMemory *m)
