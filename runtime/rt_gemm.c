@@ -1,0 +1,458 @@
+/* rt_gemm.c - matrix products: the blocked GEMM core shared with the conv
+ * kernels, the Gemm op (transA/transB/alpha/beta, C broadcast) and batched
+ * MatMul with numpy broadcasting.
+ *
+ * Why this shape: almost all CNN time is in GEMMs (pointwise convs directly,
+ * standard convs after im2col, fully connected layers). The core computes a
+ * register tile of MR rows x NV vectors with broadcast-FMA, loops over
+ * K in blocks of KC so the B tile stays in L1 while the A panels stream from
+ * L2, and applies the epilogue (scale, bias, residual, activation) while the
+ * tile is still in registers, so no extra pass over the output is needed.
+ * B is read in place (no packing) when its rows are contiguous; only a ragged
+ * last column tile is copied into a zero-padded buffer on the stack. */
+#include "rt_internal.h"
+
+#include <math.h>
+
+#define O2H_KC 128
+
+typedef struct {
+    const float *p;
+    ptrdiff_t rs, ks;   /* element (m,k) at p[m*rs + k*ks] when not packed */
+    int packed;         /* ceil(M/MR) panels of [K][MR] */
+} O2hMatA;
+
+typedef struct {
+    const float *p;
+    ptrdiff_t ld;       /* element (k,n) at p[k*ld + n] when not packed */
+    int packed;         /* ceil(N/NR) panels of [K][NR] */
+} O2hMatB;
+
+/* One K block of a tile: the state the tile store needs. */
+typedef struct {
+    float *c;
+    ptrdiff_t ldc;
+    int i0, j0, mr, nr;   /* tile origin in C and its valid size */
+    int first, last;      /* first / last K block */
+} O2hTilePos;
+
+static int o2h_mini(int a, int b) { return a < b ? a : b; }
+
+size_t o2h_gemm_panels_size(int M, int K)
+{
+    return (size_t)((M + O2H_MR - 1) / O2H_MR) * O2H_MR * (size_t)K;
+}
+
+size_t o2h_gemm_core_scratch(int K)
+{
+    (void)K;
+    return 0;
+}
+
+void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks,
+                            float *ap)
+{
+    for (int i0 = 0; i0 < M; i0 += O2H_MR) {
+        float *pp = ap + (size_t)i0 * K;
+        for (int k = 0; k < K; k++)
+            for (int r = 0; r < O2H_MR; r++)
+                pp[(size_t)k * O2H_MR + r] =
+                    i0 + r < M ? a[(ptrdiff_t)(i0 + r) * rs + (ptrdiff_t)k * ks] : 0.0f;
+    }
+}
+
+/* Scalar epilogue for ragged tiles: t holds the raw accumulators. */
+static void o2h_tile_store_scalar(const float *t, const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    for (int r = 0; r < tp->mr; r++) {
+        int i = tp->i0 + r;
+        float *cr = tp->c + (ptrdiff_t)i * tp->ldc + tp->j0;
+        const float *tr = t + (size_t)r * O2H_NR;
+        if (tp->first) {
+            float rb = ep->row_bias ? ep->row_bias[i] : 0.0f;
+            const float *cb = ep->col_bias ? ep->col_bias + tp->j0 : NULL;
+            const float *rs = ep->res ? ep->res + (ptrdiff_t)i * ep->ldr + tp->j0 : NULL;
+            for (int j = 0; j < tp->nr; j++) {
+                float v = ep->scale * tr[j] + rb;
+                if (cb)
+                    v += cb[j];
+                if (rs)
+                    v += rs[j];
+                cr[j] = v;
+            }
+        } else {
+            for (int j = 0; j < tp->nr; j++)
+                cr[j] += ep->scale * tr[j];
+        }
+        if (tp->last && ep->act && ep->act->act != O2H_ACT_NONE) {
+            if (ep->act_by_col)
+                o2h_act_by_col(ep->act, cr, (size_t)tp->nr, tp->j0);
+            else
+                o2h_act_row(ep->act, cr, (size_t)tp->nr, ep->chan0 + i);
+        }
+    }
+}
+
+#if O2H_VEC
+
+#if defined(__clang__)
+#define O2H_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define O2H_UNROLL _Pragma("GCC unroll 16")
+#else
+#define O2H_UNROLL
+#endif
+
+/* acc[r][v] = sum over k < kc of a[k][r] * b[k][v*VL..] */
+O2H_INLINE void o2h_ukernel(int mrv, int nvv, int kc, const float *restrict a,
+                            const float *restrict b, ptrdiff_t ldb,
+                            o2h_vf acc[O2H_MR][O2H_NV])
+{
+    O2H_UNROLL for (int r = 0; r < mrv; r++)
+        O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] = (o2h_vf){0};
+    for (int k = 0; k < kc; k++) {
+        o2h_vf bv[O2H_NV];
+        O2H_UNROLL for (int v = 0; v < nvv; v++) bv[v] = o2h_vload(b + v * O2H_VL);
+        O2H_UNROLL for (int r = 0; r < mrv; r++)
+        {
+            o2h_vf av = o2h_vset1(a[r]);
+            O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] += av * bv[v];
+        }
+        a += O2H_MR;
+        b += ldb;
+    }
+}
+
+/* Store a full tile (all mrv rows and nvv vectors valid) with the epilogue
+ * while it is still in registers. */
+O2H_INLINE void o2h_tile_store_vec(int mrv, int nvv, o2h_vf acc[O2H_MR][O2H_NV],
+                                   const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    O2hActKind act = tp->last && ep->act ? ep->act->act : O2H_ACT_NONE;
+    int inl = act == O2H_ACT_NONE || act == O2H_ACT_RELU || act == O2H_ACT_CLIP;
+    o2h_vf lo = o2h_vset1(act == O2H_ACT_CLIP ? ep->act->alpha : 0.0f);
+    o2h_vf hi = o2h_vset1(act == O2H_ACT_CLIP ? ep->act->beta : 0.0f);
+    o2h_vf sc = o2h_vset1(ep->scale);
+    O2H_UNROLL for (int r = 0; r < mrv; r++)
+    {
+        int i = tp->i0 + r;
+        float *cr = tp->c + (ptrdiff_t)i * tp->ldc + tp->j0;
+        o2h_vf rb = o2h_vset1(tp->first && ep->row_bias ? ep->row_bias[i] : 0.0f);
+        const float *rs = ep->res ? ep->res + (ptrdiff_t)i * ep->ldr + tp->j0 : NULL;
+        O2H_UNROLL for (int v = 0; v < nvv; v++)
+        {
+            o2h_vf x = acc[r][v] * sc;
+            if (tp->first) {
+                x += rb;
+                if (ep->col_bias)
+                    x += o2h_vload(ep->col_bias + tp->j0 + v * O2H_VL);
+                if (rs)
+                    x += o2h_vload(rs + v * O2H_VL);
+            } else {
+                x += o2h_vload(cr + v * O2H_VL);
+            }
+            if (act == O2H_ACT_RELU)
+                x = o2h_vmax(x, (o2h_vf){0});
+            else if (act == O2H_ACT_CLIP)
+                x = o2h_vmin(o2h_vmax(x, lo), hi);
+            o2h_vstore(cr + v * O2H_VL, x);
+        }
+        if (!inl) {
+            if (ep->act_by_col)
+                o2h_act_by_col(ep->act, cr, (size_t)nvv * O2H_VL, tp->j0);
+            else
+                o2h_act_row(ep->act, cr, (size_t)nvv * O2H_VL, ep->chan0 + i);
+        }
+    }
+}
+
+O2H_INLINE void o2h_tile_run(int mrv, int nvv, int kc, const float *a, const float *b,
+                             ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    o2h_vf acc[O2H_MR][O2H_NV];
+    o2h_ukernel(mrv, nvv, kc, a, b, ldb, acc);
+    if (tp->mr == mrv && tp->nr == nvv * O2H_VL) {
+        o2h_tile_store_vec(mrv, nvv, acc, tp, ep);
+        return;
+    }
+    float t[O2H_MR * O2H_NR];
+    for (int r = 0; r < mrv; r++)
+        for (int v = 0; v < nvv; v++)
+            o2h_vstore(t + r * O2H_NR + v * O2H_VL, acc[r][v]);
+    o2h_tile_store_scalar(t, tp, ep);
+}
+
+#define O2H_TILE_NV(MRV, NVV)                                   \
+    do {                                                        \
+        if (nv == (NVV)) {                                      \
+            o2h_tile_run((MRV), (NVV), kc, a, b, ldb, tp, ep);  \
+            return;                                             \
+        }                                                       \
+    } while (0)
+
+#if O2H_NV == 3
+#define O2H_TILE_MR(MRV)          \
+    do {                          \
+        O2H_TILE_NV((MRV), 3);    \
+        O2H_TILE_NV((MRV), 2);    \
+        O2H_TILE_NV((MRV), 1);    \
+    } while (0)
+#else
+#define O2H_TILE_MR(MRV)          \
+    do {                          \
+        O2H_TILE_NV((MRV), 2);    \
+        O2H_TILE_NV((MRV), 1);    \
+    } while (0)
+#endif
+
+/* Pick the compiled variant covering tp->mr rows and nv vectors. */
+static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t ldb,
+                     const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    if (tp->mr > 4)
+        O2H_TILE_MR(O2H_MR);
+    else if (tp->mr > 2)
+        O2H_TILE_MR(4);
+    else if (tp->mr == 2)
+        O2H_TILE_MR(2);
+    else
+        O2H_TILE_MR(1);
+}
+
+#else /* plain C fallback */
+
+static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t ldb,
+                     const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    float t[O2H_MR * O2H_NR];
+    int nc = nv * O2H_VL;
+    for (int i = 0; i < O2H_MR * O2H_NR; i++)
+        t[i] = 0.0f;
+    for (int k = 0; k < kc; k++) {
+        for (int r = 0; r < tp->mr; r++) {
+            float av = a[(size_t)k * O2H_MR + r];
+            for (int j = 0; j < nc; j++)
+                t[r * O2H_NR + j] += av * b[(ptrdiff_t)k * ldb + j];
+        }
+    }
+    o2h_tile_store_scalar(t, tp, ep);
+}
+
+#endif
+
+/* Copy a ragged B tile (kc rows, nr columns) into a zero-padded buffer. */
+static void o2h_copy_b_edge(int kc, int nr, int width, const float *b, ptrdiff_t ldb,
+                            float *dst)
+{
+    for (int k = 0; k < kc; k++) {
+        const float *s = b + (ptrdiff_t)k * ldb;
+        float *d = dst + (size_t)k * width;
+        int j = 0;
+        for (; j < nr; j++)
+            d[j] = s[j];
+        for (; j < width; j++)
+            d[j] = 0.0f;
+    }
+}
+
+static void o2h_gemm_blocked(int M, int N, int K, const O2hMatA *A, const O2hMatB *B,
+                             float *c, ptrdiff_t ldc, const O2hTileEpi *ep)
+{
+    float apan[O2H_KC * O2H_MR];
+    float bedge[O2H_KC * O2H_NR];
+    for (int pc = 0; pc < K; pc += O2H_KC) {
+        int kc = o2h_mini(O2H_KC, K - pc);
+        for (int j0 = 0; j0 < N; j0 += O2H_NR) {
+            int nr = o2h_mini(O2H_NR, N - j0);
+            int nv = (nr + O2H_VL - 1) / O2H_VL;
+            const float *b;
+            ptrdiff_t ldb;
+            if (B->packed) {
+                b = B->p + (size_t)(j0 / O2H_NR) * K * O2H_NR + (size_t)pc * O2H_NR;
+                ldb = O2H_NR;
+            } else if (nr % O2H_VL == 0) {
+                b = B->p + (ptrdiff_t)pc * B->ld + j0;
+                ldb = B->ld;
+            } else {
+                o2h_copy_b_edge(kc, nr, nv * O2H_VL, B->p + (ptrdiff_t)pc * B->ld + j0, B->ld,
+                                bedge);
+                b = bedge;
+                ldb = nv * O2H_VL;
+            }
+            for (int i0 = 0; i0 < M; i0 += O2H_MR) {
+                const float *a;
+                O2hTilePos tp = {c, ldc, i0, j0, o2h_mini(O2H_MR, M - i0), nr,
+                                 pc == 0, pc + kc == K};
+                if (A->packed) {
+                    a = A->p + (size_t)i0 * K + (size_t)pc * O2H_MR;
+                } else {
+                    for (int k = 0; k < kc; k++)
+                        for (int r = 0; r < O2H_MR; r++)
+                            apan[k * O2H_MR + r] =
+                                r < tp.mr ? A->p[(ptrdiff_t)(i0 + r) * A->rs +
+                                                 (ptrdiff_t)(pc + k) * A->ks]
+                                          : 0.0f;
+                    a = apan;
+                }
+                o2h_tile(nv, kc, a, b, ldb, &tp, ep);
+            }
+        }
+    }
+}
+
+void o2h_gemm_core(int M, int N, int K, const float *ap, const float *b, ptrdiff_t ldb,
+                   float *c, ptrdiff_t ldc, const O2hTileEpi *ep, float *scratch)
+{
+    O2hMatA A = {ap, 0, 0, 1};
+    O2hMatB B = {b, ldb, 0};
+    (void)scratch;
+    if (M <= 0 || N <= 0)
+        return;
+    if (K <= 0) {
+        /* empty sum: the epilogue alone */
+        float t[O2H_MR * O2H_NR] = {0};
+        for (int i0 = 0; i0 < M; i0 += O2H_MR)
+            for (int j0 = 0; j0 < N; j0 += O2H_NR) {
+                O2hTilePos tp = {c, ldc, i0, j0, o2h_mini(O2H_MR, M - i0),
+                                 o2h_mini(O2H_NR, N - j0), 1, 1};
+                o2h_tile_store_scalar(t, &tp, ep);
+            }
+        return;
+    }
+    o2h_gemm_blocked(M, N, K, &A, &B, c, ldc, ep);
+}
+
+/* ---------------------------------------------------------------- Gemm op */
+
+size_t o2h_gemm_packed_size(const O2hGemm *p)
+{
+    return (size_t)((p->N + O2H_NR - 1) / O2H_NR) * O2H_NR * (size_t)p->K;
+}
+
+void o2h_gemm_pack_b(const O2hGemm *p, const float *b, float *b_packed)
+{
+    int N = p->N, K = p->K;
+    for (int j0 = 0; j0 < N; j0 += O2H_NR) {
+        float *pp = b_packed + (size_t)j0 * K;
+        for (int k = 0; k < K; k++)
+            for (int j = 0; j < O2H_NR; j++) {
+                int n = j0 + j;
+                float v = 0.0f;
+                if (n < N)
+                    v = p->trans_b ? b[(size_t)n * K + k] : b[(size_t)k * N + n];
+                pp[(size_t)k * O2H_NR + j] = v;
+            }
+    }
+}
+
+size_t o2h_gemm_scratch_size(const O2hGemm *p)
+{
+    (void)p;
+    return 0;
+}
+
+/* Add beta*C broadcast from c_rows x c_cols to M x N. */
+static void o2h_gemm_add_c(const O2hGemm *p, const float *c, float *y)
+{
+    for (int i = 0; i < p->M; i++)
+        for (int j = 0; j < p->N; j++) {
+            int ci = p->c_rows == 1 ? 0 : i, cj = p->c_cols == 1 ? 0 : j;
+            y[(size_t)i * p->N + j] += p->beta * c[(size_t)ci * p->c_cols + cj];
+        }
+}
+
+void o2h_gemm_f32(const O2hGemm *p, const float *a, const float *b, const float *c,
+                  const O2hEpilogue *e, float *y, float *scratch)
+{
+    int M = p->M, N = p->N, K = p->K;
+    O2hMatA A = {a, p->trans_a ? 1 : K, p->trans_a ? M : 1, 0};
+    O2hMatB B = {b, N, 1};
+    O2hTileEpi ep = {p->alpha, NULL, NULL, NULL, 0, e, 0, 1};
+    int has_c = c && p->c_rows > 0 && p->c_cols > 0 && p->beta != 0.0f;
+    int slow = 0;
+    if (M <= 0 || N <= 0)
+        return;
+    (void)scratch;
+    if (e && e->residual) {
+        ep.res = e->residual;
+        ep.ldr = N;
+    }
+    if (has_c) {
+        if (p->beta != 1.0f || (p->c_rows == 1 && p->c_cols == 1 && (M > 1 || N > 1)))
+            slow = 1;
+        else if (p->c_rows == M && p->c_cols == N && !ep.res) {
+            ep.res = c;
+            ep.ldr = N;
+        } else if (p->c_rows == 1 && p->c_cols == N)
+            ep.col_bias = c;
+        else if (p->c_rows == M && p->c_cols == 1)
+            ep.row_bias = c;
+        else
+            slow = 1;
+    }
+    if (slow)
+        ep.act = NULL;
+    if (K <= 0) {
+        for (size_t i = 0; i < (size_t)M * N; i++)
+            y[i] = 0.0f;
+        if (ep.col_bias || ep.row_bias || ep.res) {
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++)
+                    y[(size_t)i * N + j] = (ep.row_bias ? ep.row_bias[i] : 0.0f) +
+                                           (ep.col_bias ? ep.col_bias[j] : 0.0f) +
+                                           (ep.res ? ep.res[(size_t)i * N + j] : 0.0f);
+        }
+        if (ep.act)
+            for (int i = 0; i < M; i++)
+                o2h_act_by_col(e, y + (size_t)i * N, (size_t)N, 0);
+    } else {
+        o2h_gemm_blocked(M, N, K, &A, &B, y, N, &ep);
+    }
+    if (slow) {
+        o2h_gemm_add_c(p, c, y);
+        if (e && e->act != O2H_ACT_NONE)
+            for (int i = 0; i < M; i++)
+                o2h_act_by_col(e, y + (size_t)i * N, (size_t)N, 0);
+    }
+}
+
+/* -------------------------------------------------------------- MatMul op */
+
+/* Offset of batch index `bi` (over the output's batch dims) into an operand
+ * whose batch dims may be 1 (broadcast). */
+static size_t o2h_bcast_offset(const O2hMatMul *p, const int64_t *dims, int64_t bi)
+{
+    size_t off = 0, stride = 1;
+    for (int d = p->rank - 3; d >= 0; d--) {
+        int64_t yd = p->y_dims[d];
+        int64_t idx = bi % yd;
+        bi /= yd;
+        if (dims[d] != 1)
+            off += (size_t)idx * stride;
+        stride *= (size_t)dims[d];
+    }
+    return off;
+}
+
+void o2h_matmul_f32(const O2hMatMul *p, const float *a, const float *b, float *y)
+{
+    int r = p->rank;
+    int M = (int)p->y_dims[r - 2], N = (int)p->y_dims[r - 1], K = (int)p->a_dims[r - 1];
+    int64_t batches = 1;
+    O2hTileEpi ep = {1.0f, NULL, NULL, NULL, 0, NULL, 0, 0};
+    for (int d = 0; d < r - 2; d++)
+        batches *= p->y_dims[d];
+    for (int64_t bi = 0; bi < batches; bi++) {
+        const float *ab = a + o2h_bcast_offset(p, p->a_dims, bi) * (size_t)M * K;
+        const float *bb = b + o2h_bcast_offset(p, p->b_dims, bi) * (size_t)K * N;
+        float *yb = y + (size_t)bi * M * N;
+        O2hMatA A = {ab, K, 1, 0};
+        O2hMatB B = {bb, N, 0};
+        if (K <= 0) {
+            for (size_t i = 0; i < (size_t)M * N; i++)
+                yb[i] = 0.0f;
+            continue;
+        }
+        o2h_gemm_blocked(M, N, K, &A, &B, yb, N, &ep);
+    }
+}

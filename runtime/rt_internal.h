@@ -1,0 +1,116 @@
+/* rt_internal.h - what the runtime's kernel files share and nobody else sees.
+ *
+ * Why it exists: the conv kernels reuse the GEMM micro-kernel and the
+ * activation code, and every hot loop needs the same notion of "a vector of
+ * floats" whatever the target. Vectors are GCC/clang vector extensions whose
+ * width follows the ISA macros of the compiler (AVX-512, AVX, SSE/NEON), with
+ * a plain-C fallback so the runtime still builds with any C99 compiler.
+ *
+ * Files that include this header before any code get floating-point
+ * contraction (a*b+c as one FMA) under GCC even in ISO C mode, where GCC
+ * would otherwise turn it off; clang contracts within expressions by default.
+ * Contraction only changes the rounding of sums, which the numerics contract
+ * allows. */
+#ifndef O2H_RT_INTERNAL_H
+#define O2H_RT_INTERNAL_H
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=fast")
+#endif
+
+#include "o2h_rt.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define O2H_INLINE static inline __attribute__((always_inline))
+#else
+#define O2H_INLINE static inline
+#endif
+/* Define O2H_NO_VEC to build (and test) the plain-C fallback with GCC. */
+#if defined(__GNUC__) && !defined(O2H_NO_VEC)
+#define O2H_VEC 1
+#else
+#define O2H_VEC 0
+#endif
+
+/* Vector width in floats and the GEMM register tile: MR rows (broadcast
+ * operand) times NV vectors (streamed operand) of accumulators. */
+#if defined(__AVX512F__)
+#define O2H_VL 16
+#define O2H_MR 8
+#define O2H_NV 3
+#elif defined(__AVX__)
+#define O2H_VL 8
+#define O2H_MR 6
+#define O2H_NV 2
+#elif defined(__aarch64__) || defined(__ARM_NEON)
+#define O2H_VL 4
+#define O2H_MR 8
+#define O2H_NV 3
+#else
+#define O2H_VL 4
+#define O2H_MR 4
+#define O2H_NV 2
+#endif
+#define O2H_NR (O2H_NV * O2H_VL)
+
+#if O2H_VEC
+typedef float o2h_vf __attribute__((vector_size(O2H_VL * 4)));
+typedef int32_t o2h_vi __attribute__((vector_size(O2H_VL * 4)));
+
+O2H_INLINE o2h_vf o2h_vload(const float *p)
+{
+    o2h_vf v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+O2H_INLINE void o2h_vstore(float *p, o2h_vf v) { memcpy(p, &v, sizeof v); }
+O2H_INLINE o2h_vf o2h_vset1(float x) { return (o2h_vf){0} + x; }
+O2H_INLINE o2h_vf o2h_vselect(o2h_vi m, o2h_vf a, o2h_vf b)
+{
+    return (o2h_vf)(((o2h_vi)a & m) | ((o2h_vi)b & ~m));
+}
+O2H_INLINE o2h_vf o2h_vmax(o2h_vf a, o2h_vf b) { return o2h_vselect(a > b, a, b); }
+O2H_INLINE o2h_vf o2h_vmin(o2h_vf a, o2h_vf b) { return o2h_vselect(a < b, a, b); }
+#endif
+
+/* Epilogue of one GEMM output tile, in this order:
+ *   v = scale*acc + row_bias[r] + col_bias[c] + res[r*ldr + c]; v = act(v)
+ * Activation channel: row index + chan0, or the column when act_by_col. */
+typedef struct {
+    float scale;
+    const float *row_bias;
+    const float *col_bias;
+    const float *res;
+    ptrdiff_t ldr;
+    const O2hEpilogue *act;
+    int chan0;
+    int act_by_col;
+} O2hTileEpi;
+
+/* C[M][N] (row stride ldc) = epi(A * B).
+ * ap: A packed by o2h_gemm_pack_a_panels, i.e. ceil(M/MR) panels of [K][MR].
+ * b:  B row-major [K][N] with row stride ldb (read only within N columns).
+ * scratch: o2h_gemm_core_scratch(K) floats, or NULL when N % NR == 0. */
+void o2h_gemm_core(int M, int N, int K, const float *ap, const float *b, ptrdiff_t ldb,
+                   float *c, ptrdiff_t ldc, const O2hTileEpi *ep, float *scratch);
+size_t o2h_gemm_core_scratch(int K);
+size_t o2h_gemm_panels_size(int M, int K);
+/* Pack rows [0,M) of A (element (m,k) at a[m*rs + k*ks]) into MR-row panels. */
+void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks,
+                            float *ap);
+
+/* Activation of n contiguous values of one channel; fast vector paths. */
+void o2h_act_row(const O2hEpilogue *e, float *x, size_t n, int channel);
+/* Activation where the channel is the position: x[j] uses channel c0 + j. */
+void o2h_act_by_col(const O2hEpilogue *e, float *x, size_t n, int c0);
+/* Vector-friendly exp and sigmoid of n values (~2 ulp, no libm call). */
+void o2h_exp_n(const float *x, float *y, size_t n);
+void o2h_sigmoid_n(const float *x, float *y, size_t n);
+/* Sum and max of n contiguous values with vector accumulators (rt_pool.c). */
+float o2h_sum_n(const float *x, int64_t n);
+float o2h_max_n(const float *x, int64_t n);
+
+#endif

@@ -1,0 +1,228 @@
+/* test_rt_conv.c - every conv path (pointwise GEMM, im2col GEMM, depthwise
+ * with and without multiplier, the large-filter depthwise loop)
+ * and ConvTranspose against direct reference loops in double, with each
+ * epilogue kind. */
+#include "test_rt_util.h"
+
+typedef struct {
+    int N, C, H, W, F, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, G;
+} ConvCase;
+
+static O2hConv2d mk(const ConvCase *c)
+{
+    O2hConv2d p;
+    memset(&p, 0, sizeof p);
+    p.N = c->N; p.C = c->C; p.H = c->H; p.W = c->W; p.F = c->F;
+    p.KH = c->KH; p.KW = c->KW; p.SH = c->SH; p.SW = c->SW; p.DH = c->DH; p.DW = c->DW;
+    p.PT = c->PT; p.PL = c->PL; p.PB = c->PB; p.PR = c->PR; p.G = c->G;
+    p.HO = (c->H + c->PT + c->PB - c->DH * (c->KH - 1) - 1) / c->SH + 1;
+    p.WO = (c->W + c->PL + c->PR - c->DW * (c->KW - 1) - 1) / c->SW + 1;
+    return p;
+}
+
+static void ref_conv(const O2hConv2d *p, const float *x, const float *w, const float *b,
+                     const O2hEpilogue *e, double *y)
+{
+    int cg = p->C / p->G, fg = p->F / p->G;
+    for (int n = 0; n < p->N; n++)
+        for (int f = 0; f < p->F; f++)
+            for (int oh = 0; oh < p->HO; oh++)
+                for (int ow = 0; ow < p->WO; ow++) {
+                    double s = b ? b[f] : 0.0;
+                    int g = f / fg;
+                    for (int c = 0; c < cg; c++)
+                        for (int kh = 0; kh < p->KH; kh++)
+                            for (int kw = 0; kw < p->KW; kw++) {
+                                int ih = oh * p->SH - p->PT + kh * p->DH;
+                                int iw = ow * p->SW - p->PL + kw * p->DW;
+                                if (ih < 0 || ih >= p->H || iw < 0 || iw >= p->W)
+                                    continue;
+                                s += (double)x[((size_t)(n * p->C + g * cg + c) * p->H + ih) * p->W + iw] *
+                                     w[(((size_t)f * cg + c) * p->KH + kh) * p->KW + kw];
+                            }
+                    size_t o = (((size_t)n * p->F + f) * p->HO + oh) * p->WO + ow;
+                    if (e && e->residual)
+                        s += e->residual[o];
+                    if (e) {
+                        double sl = e->slope ? e->slope[e->n_slope > 1 ? f : 0] : 0.0;
+                        s = rt_ref_act(e->act, e->alpha, e->beta, sl, s);
+                    }
+                    y[o] = s;
+                }
+}
+
+/* Run one conv case with activation `act` (and residual when res != 0). */
+static void run_conv(const char *name, const ConvCase *c, int act, int res, int use_bias)
+{
+    O2hConv2d p = mk(c);
+    size_t nx = (size_t)p.N * p.C * p.H * p.W, ny = (size_t)p.N * p.F * p.HO * p.WO;
+    size_t nw = (size_t)p.F * (p.C / p.G) * p.KH * p.KW;
+    float *x = rt_random(nx), *w = rt_random(nw), *b = rt_random((size_t)p.F);
+    float *r = rt_random(ny), *sl = rt_random((size_t)p.F), *y = rt_alloc(ny);
+    double *ref = (double *)malloc(ny * sizeof(double));
+    O2hEpilogue e = {(O2hActKind)act, 0.1f, 0.6f, sl, p.F, res ? r : NULL};
+    if (act == O2H_ACT_CLIP) {
+        e.alpha = -0.5f;
+        e.beta = 0.5f;
+    }
+    size_t psz = o2h_conv2d_packed_size(&p), ssz = o2h_conv2d_scratch_size(&p);
+    float *wp = NULL, *scr = rt_alloc(ssz);
+    const float *wuse = w;
+    if (psz > 0) {
+        wp = rt_alloc(psz);
+        o2h_conv2d_pack(&p, w, wp);
+        wuse = wp;
+    }
+    for (size_t i = 0; i < ny; i++)
+        y[i] = NAN;
+    o2h_conv2d_f32(&p, x, wuse, use_bias ? b : NULL, &e, y, scr);
+    ref_conv(&p, x, w, use_bias ? b : NULL, &e, ref);
+    char what[160];
+    snprintf(what, sizeof what, "%s act=%d res=%d bias=%d", name, act, res, use_bias);
+    rt_compare(what, y, ref, ny, 2e-5);
+    free(x); free(w); free(b); free(r); free(sl); free(y); free(ref); free(wp); free(scr);
+}
+
+static void run_all_epilogues(const char *name, const ConvCase *c)
+{
+    static const int acts[] = {O2H_ACT_NONE, O2H_ACT_RELU, O2H_ACT_CLIP, O2H_ACT_PRELU,
+                               O2H_ACT_SILU, O2H_ACT_HARD_SWISH, O2H_ACT_SIGMOID};
+    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
+        run_conv(name, c, acts[i], (int)(i % 2), 1);
+    run_conv(name, c, O2H_ACT_RELU, 1, 0);
+}
+
+static void test_pointwise(void)
+{
+    /* N  C  H  W   F  KH KW SH SW DH DW PT PL PB PR G */
+    ConvCase cs[] = {
+        {1, 32, 16, 16, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 16, 7, 7, 96, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {2, 5, 13, 11, 17, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 300, 5, 10, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* K > KC, ragged */
+        {1, 7, 1, 1, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},     /* HW = 1 */
+        {1, 8, 4, 12, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4},   /* grouped 1x1 */
+        {1, 1, 9, 9, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 24, 3, 33, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   /* single filter */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("pointwise", &cs[i]);
+}
+
+static void test_im2col(void)
+{
+    ConvCase cs[] = {
+        {1, 3, 17, 19, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   /* stem 3x3 s2 */
+        {1, 16, 9, 9, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {2, 4, 10, 7, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},    /* dilation 2 */
+        {1, 3, 20, 20, 5, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},   /* 7x7 s2 p3 */
+        {1, 6, 8, 8, 6, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},     /* 1x1 s2 */
+        {1, 6, 8, 9, 4, 2, 3, 1, 2, 1, 1, 0, 2, 1, 0, 1},     /* asymmetric */
+        {1, 8, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},     /* grouped */
+        {1, 12, 5, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+        {1, 64, 6, 6, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* K = 576 */
+        {1, 3, 1, 40, 4, 1, 5, 1, 3, 1, 1, 0, 2, 0, 2, 1},    /* 1-D */
+        {1, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1},     /* no pads */
+        {1, 1, 4, 4, 1, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},     /* window larger than input */
+        {1, 4, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 1, 8, 8, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     /* G = C = 1 */
+        {1, 4, 3, 3, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},     /* 1x1 with pads */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("im2col", &cs[i]);
+    /* many output columns: several im2col blocks */
+    ConvCase big = {1, 8, 60, 70, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    run_conv("im2col-blocks", &big, O2H_ACT_RELU, 1, 1);
+    run_conv("im2col-blocks", &big, O2H_ACT_NONE, 0, 0);
+}
+
+static void test_depthwise(void)
+{
+    ConvCase cs[] = {
+        {1, 8, 12, 12, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},
+        {1, 8, 13, 13, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8},
+        {1, 8, 12, 12, 8, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 8},   /* TF-style same pads */
+        {2, 5, 17, 35, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 5},
+        {1, 5, 17, 18, 5, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 5},
+        {1, 4, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},     /* multiplier 2 */
+        {1, 3, 10, 10, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},   /* multiplier 3 */
+        {1, 4, 11, 11, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4},   /* dilation */
+        {1, 4, 11, 13, 4, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 4},   /* stride 3 */
+        {1, 4, 7, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
+        {1, 4, 1, 1, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},     /* 1x1 plane */
+        {1, 4, 5, 40, 4, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3, 4},    /* 1-D */
+        {1, 3, 12, 12, 3, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, 3},   /* 81 taps: direct loop */
+        {1, 4, 6, 6, 4, 2, 3, 1, 2, 1, 1, 1, 0, 0, 2, 4},     /* asymmetric */
+        {1, 16, 28, 28, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        O2hConv2d p = mk(&cs[i]);
+        CHECK_EQ_INT(o2h_conv2d_packed_size(&p), 0);
+        run_all_epilogues("depthwise", &cs[i]);
+    }
+}
+
+static void ref_convt(const O2hConv2d *p, const float *x, const float *w, const float *b,
+                      double *y)
+{
+    int cg = p->C / p->G, fg = p->F / p->G;
+    size_t ny = (size_t)p->N * p->F * p->HO * p->WO;
+    for (size_t i = 0; i < ny; i++)
+        y[i] = b ? b[(i / ((size_t)p->HO * p->WO)) % p->F] : 0.0;
+    for (int n = 0; n < p->N; n++)
+        for (int c = 0; c < p->C; c++)
+            for (int ih = 0; ih < p->H; ih++)
+                for (int iw = 0; iw < p->W; iw++)
+                    for (int fl = 0; fl < fg; fl++)
+                        for (int kh = 0; kh < p->KH; kh++)
+                            for (int kw = 0; kw < p->KW; kw++) {
+                                int f = c / cg * fg + fl;
+                                int oh = ih * p->SH - p->PT + kh * p->DH;
+                                int ow = iw * p->SW - p->PL + kw * p->DW;
+                                if (oh < 0 || oh >= p->HO || ow < 0 || ow >= p->WO)
+                                    continue;
+                                y[(((size_t)n * p->F + f) * p->HO + oh) * p->WO + ow] +=
+                                    (double)x[(((size_t)n * p->C + c) * p->H + ih) * p->W + iw] *
+                                    w[(((size_t)c * fg + fl) * p->KH + kh) * p->KW + kw];
+                            }
+}
+
+static void test_transpose(void)
+{
+    struct {
+        ConvCase c;
+        int oph, opw;
+    } cs[] = {
+        {{1, 4, 5, 5, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, 1, 1},
+        {{2, 4, 4, 6, 6, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 2}, 0, 0},
+        {{1, 3, 3, 3, 2, 3, 3, 1, 1, 2, 2, 0, 0, 0, 0, 1}, 0, 0},
+        {{1, 2, 4, 3, 2, 2, 2, 3, 2, 1, 1, 0, 1, 0, 1, 1}, 2, 0},
+        {{1, 6, 4, 4, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6}, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        const ConvCase *c = &cs[i].c;
+        O2hConv2d p = mk(c);
+        p.HO = (c->H - 1) * c->SH - c->PT - c->PB + c->DH * (c->KH - 1) + 1 + cs[i].oph;
+        p.WO = (c->W - 1) * c->SW - c->PL - c->PR + c->DW * (c->KW - 1) + 1 + cs[i].opw;
+        size_t nx = (size_t)p.N * p.C * p.H * p.W, ny = (size_t)p.N * p.F * p.HO * p.WO;
+        size_t nw = (size_t)p.C * (p.F / p.G) * p.KH * p.KW;
+        float *x = rt_random(nx), *w = rt_random(nw), *b = rt_random((size_t)p.F);
+        float *y = rt_alloc(ny);
+        double *ref = (double *)malloc(ny * sizeof(double));
+        for (int use_b = 0; use_b < 2; use_b++) {
+            o2h_conv_transpose2d_f32(&p, x, w, use_b ? b : NULL, y);
+            ref_convt(&p, x, w, use_b ? b : NULL, ref);
+            rt_compare("conv_transpose", y, ref, ny, 1e-5);
+        }
+        free(x); free(w); free(b); free(y); free(ref);
+    }
+}
+
+int main(void)
+{
+    test_pointwise();
+    test_im2col();
+    test_depthwise();
+    test_transpose();
+    return check_done();
+}
