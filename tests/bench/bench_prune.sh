@@ -76,19 +76,19 @@ n = 64 * 4
 for i in range(len(data) // n):
     open(os.path.join(sys.argv[2], "%03d.f32" % i), "wb").write(data[i * n:(i + 1) * n])
 PY
-printf "  %-6s %8s %8s %9s\n" ratio params MACs accuracy
-for r in $ratios; do
-  opt=(); [ "$r" = 0 ] || opt=(--prune "$r")
-  fig=$("$o2h" inspect "$models/digits_cnn.onnx" --fuse "${opt[@]}" 2> /dev/null | grep "^layers before passes")
+# one row: LABEL and the prune options (none for the baseline)
+digits_row() {
+  local label=$1; shift
+  local fig params macs acc="-"
+  fig=$("$o2h" inspect "$models/digits_cnn.onnx" --fuse "$@" 2> /dev/null | grep "^layers before passes")
   params=$(sed -E 's/.*params [0-9]+ -> ([0-9]+).*/\1/' <<< "$fig")
   macs=$(sed -E 's/.*MACs [0-9]+ -> ([0-9]+).*/\1/' <<< "$fig")
-  acc="-"
-  if build "$models/digits_cnn.onnx" "$tmp/dg_$r" "${opt[@]}"; then
-    mkdir -p "$tmp/out_$r"
+  if build "$models/digits_cnn.onnx" "$tmp/dg" "$@"; then
+    rm -rf "$tmp/out" && mkdir -p "$tmp/out"
     for f in "$tmp"/img/*.f32; do
-      "$tmp/dg_$r/host/model" -o "$tmp/out_$r/$(basename "$f")" "$f" > /dev/null || { status=1; break; }
+      "$tmp/dg/host/model" -o "$tmp/out/$(basename "$f")" "$f" > /dev/null || { status=1; break; }
     done
-    acc=$(python3 - "$models/digits_test_y.i32" "$tmp/out_$r" <<'PY'
+    acc=$(python3 - "$models/digits_test_y.i32" "$tmp/out" <<'PY'
 import array, os, sys
 y = array.array("i", open(sys.argv[1], "rb").read())
 hit = 0
@@ -99,7 +99,17 @@ print("%.2f%%" % (100.0 * hit / len(y)))
 PY
 )
   fi
-  printf "  %-6s %8s %8s %9s\n" "$r" "$params" "$macs" "$acc"
-  rm -rf "$tmp/dg_$r" "$tmp/out_$r"
+  printf "  %-22s %8s %8s %9s\n" "$label" "$params" "$macs" "$acc"
+  rm -rf "$tmp/dg"
+}
+printf "  %-22s %8s %8s %9s\n" "--prune" params MACs accuracy
+for r in $ratios; do
+  if [ "$r" = 0 ]; then digits_row "none"; else digits_row "$r (uniform)" --prune "$r"; fi
+done
+# the last, widest conv only: the early layers of so small a network carry
+# everything, so this is where channels can go
+for r in 0.25 0.5; do
+  printf '/13/Conv %s\n' "$r" > "$tmp/late.spec"
+  digits_row "$r (last conv only)" --prune "$tmp/late.spec"
 done
 exit $status
