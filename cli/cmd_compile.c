@@ -68,7 +68,7 @@ static bool exists(const char *path)
 /* Move tmp/NAME to out/NAME, replacing an older one. */
 static int install_part(const char *tmp, const char *out, const char *name)
 {
-    char from[PATH_MAX], to[PATH_MAX], old[PATH_MAX];
+    char from[2 * PATH_MAX + 16], to[2 * PATH_MAX + 16], old[2 * PATH_MAX + 16];
     snprintf(from, sizeof from, "%s/%s", tmp, name);
     snprintf(to, sizeof to, "%s/%s", out, name);
     snprintf(old, sizeof old, "%s/%s.old", tmp, name);
@@ -186,7 +186,7 @@ static void summary(const CompileArgs *a, const CgHostReport *r, double ms)
 
 static int emit_all(CompileArgs *a, IrGraph *g, const char *tmp, CgHostReport *rep, IrDiag *d)
 {
-    char path[PATH_MAX], host[PATH_MAX];
+    char path[PATH_MAX], host[PATH_MAX + 32];
     const char *abs = realpath(a->model, path) ? path : a->model;
     snprintf(host, sizeof host, "%s/host", tmp);
     CgHostOptions ho = {abs, a->embed, NULL};

@@ -305,7 +305,7 @@ static int run_program(const VModel *m, const char *tmp, char **inputs)
 
 static bool has_ort(const char *dir)
 {
-    char p[4200];
+    char p[4300];
     snprintf(p, sizeof p, "%s/onnxruntime-node", dir);
     return file_exists(p);
 }

@@ -375,7 +375,7 @@ const char *cg_host_runtime_dir(void)
     char roots[3][PATH_MAX];
     int n = data_roots("ONNX2HLS_DATA_DIR", roots);
     for (int i = 0; i < n; i++) {
-        snprintf(probe, sizeof probe, "%s/runtime/o2h_rt.h", roots[i]);
+        snprintf(probe, sizeof probe, "%.*s/runtime/o2h_rt.h", PATH_MAX - 32, roots[i]);
         if (exists(probe)) {
             snprintf(found, sizeof found, "%.*s/runtime", PATH_MAX - 16, roots[i]);
             return found;
