@@ -1,0 +1,308 @@
+/* host_int.c - integer layers of the host C program: one call into
+ * runtime/o2h_rt_int.h per quantized layer, with the lowering's constants.
+ *
+ * Why it only prints: every number of the integer contract (multipliers,
+ * shifts, folded biases, clamp bounds, tables) comes from pass_quant_lower,
+ * the same function the compiler's evaluator and the HLS engines use, so
+ * the generated program computes what the tests computed, bit for bit.
+ *
+ * Layout: weights are the IR's integer constants (in the blob like any
+ * constant); the per-layer derived arrays (bias, mult, shift, tables) are
+ * packed into one blob entry per layer ("<layer>.int"), each array 8-byte
+ * aligned inside it. Descriptors whose members are all constants are
+ * static; O2hRequant values, which point into the blob, are built in a
+ * block around the call. */
+#include "host_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/quant.h"
+
+/* ------------------------------------------------------- packed arrays */
+
+typedef struct {
+    unsigned char *buf;
+    size_t len, cap;
+} Pack;
+
+static size_t pack_add(Pack *p, const void *data, size_t n)
+{
+    size_t at = (p->len + 7) & ~(size_t)7;
+    if (at + n > p->cap) {
+        size_t cap = (at + n) * 2 + 64;
+        unsigned char *b = realloc(p->buf, cap);
+        if (!b)
+            return (size_t)-1;
+        p->buf = b;
+        p->cap = cap;
+    }
+    memset(p->buf + p->len, 0, at - p->len);
+    memcpy(p->buf + at, data, n);
+    p->len = at + n;
+    return at;
+}
+
+typedef struct {
+    CgHost *h;
+    int l;
+    QuantLayer q;
+    Pack pack;
+    const char *id;
+    const char *s8;          /* "s8" or "s16" */
+    const char *ct;          /* "int8_t" or "int16_t" */
+} Emit;
+
+/* C expression of array `off` of the layer's blob entry */
+static const char *aux(Emit *e, size_t off, const char *ctype)
+{
+    CgHost *h = e->h;
+    if (h->phase == 0 || h->aux_entry[e->l] < 0)
+        return "NULL";
+    return ir_sprintf(h->g, "((const %s *)CST(%llu))", ctype,
+                      (unsigned long long)(h->blob.v[h->aux_entry[e->l]].offset + off));
+}
+
+/* register the pack as the layer's blob entry (phase 0) */
+static int pack_commit(Emit *e)
+{
+    CgHost *h = e->h;
+    if (h->phase != 0 || e->pack.len == 0)
+        return 0;
+    int64_t n = (int64_t)e->pack.len;
+    void *data = ir_alloc(h->g, e->pack.len);
+    memcpy(data, e->pack.buf, e->pack.len);
+    h->aux_entry[e->l] = cg_blob_add(&h->blob, ir_sprintf(h->g, "%s.int", h->g->layers[e->l].name), IR_DT_UINT8,
+                                     1, &n, data, e->pack.len);
+    return h->aux_entry[e->l] < 0 ? -1 : 0;
+}
+
+/* "{n, mult, shift, zero, lo, hi}" with the arrays in the pack */
+static const char *requant(Emit *e, const O2hRequant *rq)
+{
+    if (!rq->mult)
+        return ir_sprintf(e->h->g, "{1, NULL, NULL, %d, %d, %d}", rq->zero, rq->lo, rq->hi);
+    size_t m = pack_add(&e->pack, rq->mult, sizeof(int32_t) * (size_t)rq->n);
+    size_t s = pack_add(&e->pack, rq->shift, (size_t)rq->n);
+    return ir_sprintf(e->h->g, "{%d, %s, %s, %d, %d, %d}", rq->n, aux(e, m, "int32_t"), aux(e, s, "uint8_t"),
+                      rq->zero, rq->lo, rq->hi);
+}
+
+/* ------------------------------------------------------- per kind */
+
+static void emit_conv_desc(Emit *e, const O2hConv2d *p)
+{
+    cg_emit(e->h, e->h->decl,
+            "static const O2hConv2d %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n",
+            e->id, p->N, p->C, p->H, p->W, p->F, p->HO, p->WO, p->KH, p->KW, p->SH, p->SW, p->DH, p->DW, p->PT,
+            p->PL, p->PB, p->PR, p->G);
+}
+
+static void emit_pool_desc(Emit *e, const O2hPool2d *p)
+{
+    cg_emit(e->h, e->h->decl,
+            "static const O2hPool2d %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n",
+            e->id, p->N, p->C, p->H, p->W, p->HO, p->WO, p->KH, p->KW, p->SH, p->SW, p->DH, p->DW, p->PT, p->PL,
+            p->PB, p->PR, p->count_include_pad);
+}
+
+static size_t bias_bytes(const QuantLayer *q, int64_t n)
+{
+    return (size_t)n * (q->wide ? 8 : 4);
+}
+
+static void emit_conv(Emit *e, const char *X, const char *Y)
+{
+    CgHost *h = e->h;
+    const QuantLayer *q = &e->q;
+    emit_conv_desc(e, &q->conv);
+    size_t sc = q->wide ? o2h_conv2d_s16_scratch(&q->conv) : o2h_conv2d_s8_scratch(&q->conv);
+    const char *S = cg_scratch(h, (int64_t)sc);
+    size_t b = pack_add(&e->pack, q->bias, bias_bytes(q, q->conv.F));
+    const char *rq = requant(e, &q->rq);
+    cg_emit(h, h->init, "    if (o2h_conv2d_%s_scratch(&%s) > %zu)\n        return O2H_ERR_ARG;\n", e->s8, e->id, sc);
+    cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", rq);
+    cg_emit(h, h->run, "        o2h_conv2d_%s(&%s, %d, &rq, %s, %s, %s, %s, %s);\n    }\n", e->s8, e->id, q->x_zero, X,
+            cg_ptr(h, q->w), aux(e, b, q->wide ? "int64_t" : "int32_t"), Y, S);
+}
+
+static void emit_fc(Emit *e, const char *X, const char *Y)
+{
+    CgHost *h = e->h;
+    const QuantLayer *q = &e->q;
+    cg_emit(h, h->decl, "static const O2hFcQ %s = {%d, %d, %d};\n", e->id, q->fc.M, q->fc.N, q->fc.K);
+    size_t b = pack_add(&e->pack, q->bias, bias_bytes(q, q->fc.N));
+    const char *rq = requant(e, &q->rq);
+    cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", rq);
+    cg_emit(h, h->run, "        o2h_fc_%s(&%s, &rq, %s, %s, %s, %s);\n    }\n", e->s8, e->id, X, cg_ptr(h, q->w),
+            aux(e, b, q->wide ? "int64_t" : "int32_t"), Y);
+}
+
+static void emit_pool(Emit *e, const char *X, const char *Y)
+{
+    CgHost *h = e->h;
+    const QuantLayer *q = &e->q;
+    switch (q->kind) {
+    case QK_MAXPOOL:
+        emit_pool_desc(e, &q->pool);
+        cg_emit(h, h->run, "    o2h_maxpool2d_%s(&%s, %s, %s, %d);\n", e->s8, e->id, X, Y, q->lo);
+        break;
+    case QK_GLOBAL_MAXPOOL:
+        cg_emit(h, h->run, "    o2h_global_maxpool_%s(%lld, %lld, %s, %s);\n", e->s8, (long long)q->nc,
+                (long long)q->hw, X, Y);
+        break;
+    case QK_AVGPOOL: {
+        emit_pool_desc(e, &q->pool);
+        const char *rq = requant(e, &q->rq);
+        cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", rq);
+        cg_emit(h, h->run, "        o2h_avgpool2d_%s(&%s, %d, &rq, %s, %s);\n    }\n", e->s8, e->id, q->x_zero, X, Y);
+        break;
+    }
+    default: {
+        const char *rq = requant(e, &q->rq);
+        cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", rq);
+        cg_emit(h, h->run, "        o2h_global_avgpool_%s(%lld, %lld, %d, &rq, %s, %s);\n    }\n", e->s8,
+                (long long)q->nc, (long long)q->hw, q->x_zero, X, Y);
+    }
+    }
+}
+
+static void emit_eltwise(Emit *e, const char *X, const char *Y)
+{
+    CgHost *h = e->h;
+    const QuantLayer *q = &e->q;
+    const O2hBroadcast *b = &q->bc;
+    const O2hEltQ *t = &q->elt;
+    cg_emit(h, h->decl, "static const O2hBroadcast %s_bc = {%d, %s, %s, %s};\n", e->id, b->rank,
+            cg_i64_list(h, b->a_dims, b->rank), cg_i64_list(h, b->b_dims, b->rank), cg_i64_list(h, b->y_dims, b->rank));
+    cg_emit(h, h->decl, "static const O2hEltQ %s_q = {%d, %d, %d, %d, %d, %d, %d, %d};\n", e->id, t->a_zero,
+            t->b_zero, t->ma, t->mb, t->shift, t->zero, t->lo, t->hi);
+    cg_emit(h, h->run, "    o2h_%s_%s(&%s_bc, &%s_q, %s, %s, %s);\n", q->kind == QK_ADD ? "add" : "mul", e->s8, e->id,
+            e->id, X, cg_ptr(h, q->x2), Y);
+}
+
+static void emit_concat(Emit *e, const char *Y)
+{
+    CgHost *h = e->h;
+    const QuantLayer *q = &e->q;
+    const char *rqs[IR_MAX_IO], *xs[IR_MAX_IO];
+    for (int i = 0; i < q->n_in; i++) {
+        rqs[i] = requant(e, &q->in_rq[i]);
+        xs[i] = cg_ptr(h, q->in[i]);
+    }
+    int64_t zeros[IR_MAX_IO];
+    for (int i = 0; i < q->n_in; i++)
+        zeros[i] = q->in_zero[i];
+    cg_emit(h, h->decl, "static const int64_t %s_dims[%d] = %s;\nstatic const int32_t %s_zero[%d] = %s;\n", e->id,
+            q->n_in, cg_i64_list(h, q->dims_axis, q->n_in), e->id, q->n_in, cg_i64_list(h, zeros, q->n_in));
+    cg_emit(h, h->run, "    {\n        const %s *xs[%d] = {", e->ct, q->n_in);
+    for (int i = 0; i < q->n_in; i++)
+        cg_emit(h, h->run, "%s%s", i ? ", " : "", xs[i]);
+    cg_emit(h, h->run, "};\n        const O2hRequant rq[%d] = {", q->n_in);
+    for (int i = 0; i < q->n_in; i++)
+        cg_emit(h, h->run, "%s%s", i ? ", " : "", rqs[i]);
+    cg_emit(h, h->run, "};\n        o2h_concat_%s(%d, xs, %s_dims, %lld, %lld, %s_zero, rq, %s);\n    }\n", e->s8,
+            q->n_in, e->id, (long long)q->outer, (long long)q->inner, e->id, Y);
+}
+
+static void emit_elementwise(Emit *e, const char *X, const char *Y)
+{
+    CgHost *h = e->h;
+    const QuantLayer *q = &e->q;
+    switch (q->kind) {
+    case QK_QUANTIZE:
+        cg_emit(h, h->run, "    o2h_quantize_f32_%s(%s, %s, %lld, %s, %d, %d, %d);\n", e->s8, X, Y, (long long)q->n,
+                cg_float(h, q->scale), q->zero, q->lo, q->hi);
+        break;
+    case QK_DEQUANTIZE:
+        cg_emit(h, h->run, "    o2h_dequantize_%s_f32(%s, %s, %lld, %s, %d);\n", e->s8, X, Y, (long long)q->n,
+                cg_float(h, q->scale), q->zero);
+        break;
+    case QK_LUT: {
+        size_t t = pack_add(&e->pack, q->lut, 256);
+        h->inplace[e->l] = 0;
+        cg_emit(h, h->run, "    o2h_lut_s8(%s, %s, %lld, %s);\n", X, Y, (long long)q->n, aux(e, t, "int8_t"));
+        break;
+    }
+    case QK_RESCALE: {
+        const char *rq = requant(e, &q->rq);
+        h->inplace[e->l] = 0;
+        cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", rq);
+        cg_emit(h, h->run, "        o2h_rescale_%s(%s, %s, %lld, %d, &rq);\n    }\n", e->s8, X, Y, (long long)q->n,
+                q->x_zero);
+        break;
+    }
+    default:
+        cg_emit(h, h->run, "    /* view: %s is %s */\n", h->g->tensors[q->y].name, h->g->tensors[q->x].name);
+        return;
+    }
+}
+
+/* ------------------------------------------------------- entry */
+
+/* s with every '*' that starts a comment end replaced, for C comments */
+static const char *comment_safe(CgHost *h, const char *s)
+{
+    char *c = ir_strdup(h->g, s ? s : "");
+    for (char *p = c; *p; p++)
+        if (p[0] == '*' && p[1] == '/')
+            p[0] = '_';
+    return c;
+}
+
+static void emit_comment(CgHost *h, int l, const QuantLayer *q)
+{
+    const IrLayer *L = &h->g->layers[l];
+    const IrTensor *Y = &h->g->tensors[q->y];
+    const IrQuant *yq = Y->quant ? Y->quant : h->g->tensors[q->x].quant;
+    cg_emit(h, h->run, "\n    /* %s '%s' (ONNX: %s): %s, %s", ir_op_name(L->op), comment_safe(h, L->name),
+            comment_safe(h, L->origin),
+            pass_quant_kind_name(q->kind), q->wide ? "16-bit codes" : "8-bit codes");
+    if (yq)
+        cg_emit(h, h->run, ", out scale %s zero %d", cg_float(h, yq->scale[0]), yq->zero[0]);
+    cg_emit(h, h->run, " */\n");
+}
+
+static bool first_int_layer(const IrGraph *g, int l)
+{
+    for (int k = 0; k < l; k++)
+        if (!g->layers[k].dead && g->layers[k].prec != IR_PREC_FLOAT)
+            return false;
+    return true;
+}
+
+int cg_host_int_layer(CgHost *h, int l)
+{
+    Emit e;
+    memset(&e, 0, sizeof e);
+    e.h = h;
+    e.l = l;
+    if (pass_quant_lower(h->g, l, &e.q, h->d)) {
+        h->errors++;
+        return -1;
+    }
+    if (first_int_layer(h->g, l))
+        cg_emit(h, h->decl, "#include \"runtime/o2h_rt_int.h\"  /* integer layers */\n");
+    e.id = ir_sprintf(h->g, "L%d", l);
+    e.s8 = e.q.wide ? "s16" : "s8";
+    e.ct = e.q.wide ? "int16_t" : "int8_t";
+    emit_comment(h, l, &e.q);
+    const char *X = cg_ptr(h, e.q.x), *Y = cg_ptr(h, e.q.y);
+    switch (e.q.kind) {
+    case QK_CONV: emit_conv(&e, X, Y); break;
+    case QK_FC: emit_fc(&e, X, Y); break;
+    case QK_MAXPOOL: case QK_AVGPOOL: case QK_GLOBAL_MAXPOOL: case QK_GLOBAL_AVGPOOL: emit_pool(&e, X, Y); break;
+    case QK_ADD: case QK_MUL: emit_eltwise(&e, X, Y); break;
+    case QK_CONCAT: emit_concat(&e, Y); break;
+    default: emit_elementwise(&e, X, Y); break;
+    }
+    if (e.q.kind != QK_VIEW)
+        h->n_calls++;
+    int rc = pack_commit(&e);
+    free(e.pack.buf);
+    if (rc) {
+        cg_host_reject(h, l, "out of memory");
+        return -1;
+    }
+    return 0;
+}
