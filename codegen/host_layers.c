@@ -12,6 +12,7 @@
  * arithmetic as calls after the kernel (emit_post).
  */
 #include "host_emit.h"
+#include "host_int.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -1328,6 +1329,8 @@ int cg_host_layer(CgHost *h, int l)
                              "only known at run time", ir_op_name(L->op));
         return -1;
     }
+    if (L->prec != IR_PREC_FLOAT) /* quantized layers and boundaries: the integer path */
+        return cg_host_int_layer(h, l);
     if (L->op == IR_OP_QUANTIZE_LINEAR || L->op == IR_OP_DEQUANTIZE_LINEAR) {
         cg_host_reject(h, l, "%s is not supported by the float host path yet", ir_op_name(L->op));
         return -1;
