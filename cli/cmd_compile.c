@@ -22,6 +22,8 @@
 
 #include "codegen/host.h"
 #include "codegen/host_compile.h"
+#include "codegen/qdq_export.h"
+#include "passes/quant.h"
 #include "runtime/o2h_rt.h"
 
 static void compile_usage(FILE *f)
@@ -29,12 +31,13 @@ static void compile_usage(FILE *f)
     fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host] [--input-shape NAME=1,3,224,224]...\n"
                "                        [--embed-weights] [--quiet] [pass options]\n"
                "  -o OUT           output folder; the host program goes to OUT/host\n"
-               "  --emit LIST      what to generate, comma separated (host)\n"
+               "  --emit LIST      what to generate, comma separated (host, qdq: OUT/model.qdq.onnx)\n"
                "  --input-shape    bind the dims of a graph input (needed for dynamic dims)\n"
                "  --embed-weights  weights as const C arrays (weights.c) instead of weights.bin,\n"
                "                   for targets without a file system\n"
                "  --quiet          no summary on stdout\n");
     passes_usage(f);
+    pass_quant_usage(f);
 }
 
 /* ------------------------------------------------------ file helpers */
@@ -99,6 +102,8 @@ typedef struct {
     bool host, quiet, embed;
     FeOptions fe;
     PassOptions passes;
+    bool qdq;                /* --emit qdq */
+    QuantOptions quant;      /* --precision, --calib, ... */
 } CompileArgs;
 
 static int parse_emit(CompileArgs *a, const char *list)
@@ -109,14 +114,16 @@ static int parse_emit(CompileArgs *a, const char *list)
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (n == 4 && !strncmp(p, "host", 4)) {
             a->host = true;
+        } else if (n == 3 && !strncmp(p, "qdq", 3)) {
+            a->qdq = true;
         } else if (n) {
-            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host)\n",
+            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host, qdq)\n",
                     (int)n, p);
             return -1;
         }
         p = e ? e + 1 : p + n;
     }
-    if (!a->host) {
+    if (!a->host && !a->qdq) {
         fprintf(stderr, "onnx2hls compile: --emit names nothing to generate\n");
         return -1;
     }
@@ -129,6 +136,7 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
     memset(a, 0, sizeof *a);
     a->host = true;
     passes_options_init(&a->passes);
+    pass_quant_options_init(&a->quant);
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v;
         int r;
@@ -154,6 +162,9 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
         } else if ((r = passes_parse_option(&a->passes, argc, argv, &i)) != 0) {
             if (r < 0)
                 return -1;
+        } else if ((r = pass_quant_parse_option(&a->quant, argc, argv, &i)) != 0) {
+            if (r < 0)
+                return -1;
         } else if (s[0] == '-' && s[1]) {
             fprintf(stderr, "onnx2hls compile: unknown option '%s'\n", s);
             return -1;
@@ -168,6 +179,8 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
         fprintf(stderr, "onnx2hls compile: %s\n", !a->model ? "no model given" : "no output folder (-o OUT)");
         return -1;
     }
+    a->quant.log = a->quiet ? NULL : stdout;
+    a->passes.quant = pass_quant_active(&a->quant) ? &a->quant : NULL;
     return 0;
 }
 
@@ -188,6 +201,11 @@ static int emit_all(CompileArgs *a, IrGraph *g, const char *tmp, CgHostReport *r
 {
     char path[PATH_MAX], host[PATH_MAX + 32];
     const char *abs = realpath(a->model, path) ? path : a->model;
+    snprintf(host, sizeof host, "%s/model.qdq.onnx", tmp);
+    if (a->qdq && cg_qdq_export(g, host, d))
+        return -1;
+    if (!a->host)
+        return 0;
     snprintf(host, sizeof host, "%s/host", tmp);
     CgHostOptions ho = {abs, a->embed, NULL};
     return cg_host_emit(g, &ho, host, rep, d);
@@ -222,15 +240,22 @@ int cmd_compile(int argc, char **argv)
     made_tmp = rc == 0;
     if (rc == 0 && emit_all(&a, g, tmp, &rep, &d))
         rc = 2;
-    static const char *const parts[] = {"host"};
-    if (rc == 0 && install(tmp, a.out, parts, 1)) {
+    const char *parts[2];
+    int n_parts = 0;
+    if (a.host)
+        parts[n_parts++] = "host";
+    if (a.qdq)
+        parts[n_parts++] = "model.qdq.onnx";
+    if (rc == 0 && install(tmp, a.out, parts, n_parts)) {
         fprintf(stderr, "onnx2hls compile: cannot move the result to %s: %s\n", a.out, strerror(errno));
         rc = 2;
     }
     if (rc && made_tmp)
         cli_remove_tree(tmp);
     diag_print(&d, stderr);
-    if (rc == 0 && !a.quiet)
+    if (rc == 0 && !a.quiet && a.qdq)
+        printf("onnx2hls: wrote %s/model.qdq.onnx (QDQ, opset 13)\n", a.out);
+    if (rc == 0 && !a.quiet && a.host)
         summary(&a, &rep, o2h_now_ms() - t0);
     ir_graph_free(g);
     diag_free(&d);
