@@ -26,7 +26,7 @@
 #define INF (INT64_MAX / 4)
 #define CAP ((int64_t)1 << 50)   /* one unit's time; sums of many stay below INF */
 #define MAX_LEVELS 24
-#define PAIR_CANDIDATES 4
+#define PAIR_CANDIDATES 3
 
 /* One reusable engine family serves every layer that is a matrix product
  * over its reduction: standard conv (C*K*K terms gathered by the window
@@ -418,6 +418,7 @@ static const SumSet *cache_get(PlanSemlCache *c, int64_t fm)
 
 typedef struct {
     int pes;
+    int cost;            /* PE quanta of the knapsack (set by knapsack) */
     int64_t time;
     int s1, s2;          /* shape indices in the family; s2 < 0: one engine */
 } Opt;
@@ -441,8 +442,9 @@ typedef struct {
     PlanKind f;
     int n_units, n_shapes;
     int *units;
-    int64_t *memb;       /* per unit: NKEYS DRAM cycles with this split's inputs, or NULL row */
-    bool *corr;          /* unit reads a tensor from the SESL part */
+    int64_t *memb;       /* NKEYS DRAM cycles per corrected unit, with this split's inputs */
+    int *corr;           /* per unit: its row in memb when it reads a tensor from the SESL part, else -1 */
+    int n_corr;
     int64_t *tsum;       /* per shape: the family's time on it */
     const PlanShape *shapes;
     const int *key;
@@ -477,11 +479,12 @@ static int fam_level(const FamTable *ft, int pes)
 }
 
 /* time of the k-th unit of the family on shape j */
-static int64_t unit_time(const FamTable *ft, int k, int j)
+static inline int64_t unit_time(const FamTable *ft, int k, int j)
 {
     int ui = ft->units[k];
     int64_t cc = ft->in->tab->row[ui][j];
-    const int64_t *mem = ft->corr[k] ? ft->memb + (size_t)k * NKEYS : ft->ss->memin + (size_t)ui * NKEYS;
+    const int64_t *mem = ft->corr[k] >= 0 ? ft->memb + (size_t)ft->corr[k] * NKEYS
+                                          : ft->ss->memin + (size_t)ui * NKEYS;
     int64_t m = mem[ft->key[j]];
     int64_t t = cc > m ? cc : m;
     return t > CAP ? CAP : t;
@@ -511,10 +514,9 @@ static void fam_table(const PlanSeml *s, PlanKind f, FamTable *ft)
     ft->shapes = in->tab->shapes[f];
     ft->key = in->cache->key[f];
     ft->units = malloc(sizeof(int) * (size_t)(n + 1));
-    ft->corr = calloc((size_t)n + 1, sizeof(bool));
-    ft->memb = malloc(sizeof(int64_t) * (size_t)(n + 1) * NKEYS);
+    ft->corr = malloc(sizeof(int) * (size_t)(n + 1));
     ft->tsum = malloc(sizeof(int64_t) * (size_t)(ft->n_shapes + 1));
-    if (!ft->units || !ft->corr || !ft->memb || !ft->tsum)
+    if (!ft->units || !ft->corr || !ft->tsum)
         abort();
     for (int i = in->first; i < n; i++)
         if (plan_seml_family(p->units[i].kind) == f)
@@ -522,13 +524,21 @@ static void fam_table(const PlanSeml *s, PlanKind f, FamTable *ft)
     const int64_t *suf = ft->ss->suf[f] + (size_t)in->cache->first[f][in->first] * ft->n_shapes;
     for (int j = 0; j < ft->n_shapes; j++)
         ft->tsum[j] = suf[j];
+    int n_corr = 0;
+    for (int k = 0; k < ft->n_units; k++) {
+        ft->corr[k] = -1;
+        n_corr += reads_sesl(in, &p->units[ft->units[k]]);
+    }
+    ft->memb = malloc(sizeof(int64_t) * (size_t)(n_corr + 1) * NKEYS);
+    if (!ft->memb)
+        abort();
     for (int k = 0; k < ft->n_units; k++) {
         if (!reads_sesl(in, &p->units[ft->units[k]]))
             continue;
         for (int j = 0; j < ft->n_shapes; j++)
             ft->tsum[j] -= unit_time(ft, k, j);
-        ft->corr[k] = true;
-        mem_keys(in, ft->units[k], ft->memb + (size_t)k * NKEYS);
+        ft->corr[k] = ft->n_corr;
+        mem_keys(in, ft->units[k], ft->memb + (size_t)ft->n_corr++ * NKEYS);
         for (int j = 0; j < ft->n_shapes; j++)
             ft->tsum[j] += unit_time(ft, k, j);
     }
@@ -582,7 +592,7 @@ static int level_candidates(const FamTable *ft, int pes, int *out)
 
 static Opt best_single(const FamTable *ft, int pes)
 {
-    Opt o = {pes, INF, -1, -1};
+    Opt o = {pes, 0, INF, -1, -1};
     int l = fam_level(ft, pes);
     for (int j = l < 0 ? 0 : ft->lo[l]; l >= 0 && j < ft->hi[l]; j++)
         if (ft->tsum[j] < o.time) {
@@ -595,7 +605,7 @@ static Opt best_single(const FamTable *ft, int pes)
 /* two engines of pes/2 each */
 static Opt best_pair(const FamTable *ft, int pes)
 {
-    Opt o = {pes, INF, -1, -1};
+    Opt o = {pes, 0, INF, -1, -1};
     int cand[PAIR_CANDIDATES];
     int n = pes >= 2 && pes % 2 == 0 ? level_candidates(ft, pes / 2, cand) : 0;
     for (int i = 0; i < n; i++)
@@ -666,6 +676,9 @@ static void knapsack(PlanSeml *s)
         abort();
     for (int q = 0; q < nq; q++)
         s->dp[q] = 0;
+    for (int i = 0; i < s->n_fam; i++)
+        for (int o = 0; o < s->n_opt[i]; o++)
+            s->opt[i][o].cost = (int)plan_cdiv(s->opt[i][o].pes, s->grid);
     for (int i = 0; i + 1 < s->n_fam; i++) {
         const int64_t *prev = s->dp + (size_t)i * nq;
         int64_t *cur = s->dp + (size_t)(i + 1) * nq;
@@ -675,7 +688,7 @@ static void knapsack(PlanSeml *s)
             arg[q] = -1;
         }
         for (int o = 0; o < s->n_opt[i]; o++) {
-            int c = (int)plan_cdiv(s->opt[i][o].pes, s->grid);
+            int c = s->opt[i][o].cost;
             int64_t to = s->opt[i][o].time;
             for (int q = c; q < nq; q++) {
                 int64_t t = prev[q - c] >= INF ? INF : prev[q - c] + to;
@@ -695,7 +708,7 @@ static int last_pick(const PlanSeml *s, int c, int64_t *total)
     const int64_t *prev = s->dp + (size_t)i * s->nq;
     *total = INF;
     for (int o = 0; o < s->n_opt[i]; o++) {
-        int k = (int)plan_cdiv(s->opt[i][o].pes, s->grid);
+        int k = s->opt[i][o].cost;
         if (k > c || prev[c - k] >= INF)
             continue;
         int64_t t = prev[c - k] + s->opt[i][o].time;
@@ -779,6 +792,6 @@ void plan_seml_choice(const PlanSeml *s, int q, PlanSemlChoice *ch)
             ch->kind[ch->n_engines] = f;
             ch->shape[ch->n_engines++] = s->in.tab->shapes[f][op->s2];
         }
-        c -= (int)plan_cdiv(op->pes, s->grid);
+        c -= op->cost;
     }
 }
