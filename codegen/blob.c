@@ -73,8 +73,11 @@ int cg_blob_add_tensor(CgBlob *b, IrGraph *g, int t)
     if (e >= 0)
         return e;
     const IrTensor *T = &g->tensors[t];
-    e = cg_blob_add(b, T->name, T->dtype, T->rank, T->dims, ir_tensor_data(g, t),
-                    ir_tensor_nbytes(T));
+    /* the bytes as they are in the mapped model when not materialized:
+     * writing needs no alignment, and copying 45 MB of weights first
+     * would double the compile time of a large model */
+    const void *data = T->data ? T->data : T->src ? (const void *)T->src : ir_tensor_data(g, t);
+    e = cg_blob_add(b, T->name, T->dtype, T->rank, T->dims, data, ir_tensor_nbytes(T));
     if (e >= 0)
         b->v[e].tensor = t;
     return e;
