@@ -160,7 +160,8 @@ static double unary_f(const FeNode *n, double x)
     case IR_OP_EXP: return exp(x);
     case IR_OP_LOG: return log(x);
     case IR_OP_RELU: return x > 0 ? x : 0;
-    case IR_OP_CLIP: return x < n->attr.act.alpha ? n->attr.act.alpha : x > n->attr.act.beta ? n->attr.act.beta : x;
+    case IR_OP_CLIP:
+        return x < n->attr.act.alpha ? n->attr.act.alpha : x > n->attr.act.beta ? n->attr.act.beta : x;
     default: return x;
     }
 }

@@ -9,7 +9,6 @@
  * outputs are checked against what the file declares. */
 #include "fe_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* The importer of each op, by its family in ops.def. */
@@ -18,16 +17,6 @@ static const FeImportFn importers[IR_OP_COUNT] = {
 #include "ir/ops.def"
 #undef OP
 };
-
-static void *xmalloc0(size_t n)
-{
-    void *p = calloc(n ? n : 1, 1);
-    if (!p) {
-        fprintf(stderr, "onnx2hls: out of memory\n");
-        abort();
-    }
-    return p;
-}
 
 int fe_poison(FeCtx *c, const char *name)
 {
@@ -145,7 +134,8 @@ static int input_dims(FeCtx *c, const Onnx__ValueInfoProto *vi, const Onnx__Tens
             const Onnx__TensorShapeProto__Dimension *d = sh->dim[k];
             if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
                 d->dim_value != os->dims[k])
-                return fe_err(c, NULL, "--input-shape for '%s' sets axis %d to %lld but the model fixes it to %lld",
+                return fe_err(c, NULL,
+                              "--input-shape for '%s' sets axis %d to %lld but the model fixes it to %lld",
                               vi->name, k, (long long)os->dims[k], (long long)d->dim_value);
         }
         *rank = os->rank;
@@ -160,7 +150,8 @@ static int input_dims(FeCtx *c, const Onnx__ValueInfoProto *vi, const Onnx__Tens
                       sh->n_dim, IR_MAX_RANK);
     char buf[512];
     if (list_dynamic(sh, buf, sizeof buf) > 0)
-        return fe_err(c, NULL, "input '%s' has unbound dynamic dims: %s; bind them with --input-shape %s=D0,D1,...",
+        return fe_err(c, NULL,
+                      "input '%s' has unbound dynamic dims: %s; bind them with --input-shape %s=D0,D1,...",
                       vi->name, buf, vi->name);
     *rank = (int)sh->n_dim;
     for (int k = 0; k < *rank; k++)
@@ -228,6 +219,87 @@ static void import_inputs(FeCtx *c, const Onnx__GraphProto *gp)
 
 /* ---------------------------------------------------------- node order */
 
+/* An input name that a node of the graph produces (not a graph input or
+ * initializer): the producer's index, else -1. */
+static int producer_of(FeCtx *c, const FeMap *prod, const char *name)
+{
+    if (!name[0] || fe_map_get(&c->names, name) >= 0)
+        return -1;
+    return fe_map_get(prod, name);
+}
+
+static bool in_file_order(FeCtx *c, const Onnx__GraphProto *gp, const FeMap *prod)
+{
+    for (size_t i = 0; i < gp->n_node; i++)
+        for (size_t k = 0; k < gp->node[i]->n_input; k++)
+            if (producer_of(c, prod, gp->node[i]->input[k]) >= (int)i)
+                return false;
+    return true;
+}
+
+static void report_cycle(FeCtx *c, const Onnx__GraphProto *gp, const char *placed_flag,
+                         size_t n_left)
+{
+    char buf[512];
+    size_t len = 0;
+    int shown = 0;
+    for (size_t i = 0; i < gp->n_node && shown < 8; i++) {
+        if (placed_flag[i])
+            continue;
+        const Onnx__NodeProto *np = gp->node[i];
+        int w = snprintf(buf + len, sizeof buf - len, "%s'%s' (%s)", shown ? ", " : "",
+                         np->name && *np->name ? np->name : "?", np->op_type ? np->op_type : "?");
+        if (w > 0 && (size_t)w < sizeof buf - len)
+            len += (size_t)w;
+        shown++;
+    }
+    fe_err(c, NULL, "the graph has a cycle: %zu nodes depend on their own outputs, among them %s",
+           n_left, shown ? buf : "?");
+}
+
+/* Kahn's algorithm over producer -> consumer edges. Returns the count
+ * placed in order[]; nodes on or behind a cycle are left out. */
+static size_t kahn_sort(FeCtx *c, const Onnx__GraphProto *gp, const FeMap *prod, int *order,
+                        char *placed)
+{
+    size_t nn = gp->n_node, n_placed = 0;
+    int *indeg = ir_alloc(c->g, (nn + 1) * sizeof(int));
+    /* consumers of each node, as (consumer) lists in CSR form */
+    int *start = ir_alloc(c->g, (nn + 2) * sizeof(int));
+    for (size_t i = 0; i < nn; i++)
+        for (size_t k = 0; k < gp->node[i]->n_input; k++) {
+            int p = producer_of(c, prod, gp->node[i]->input[k]);
+            if (p >= 0) {
+                indeg[i]++;
+                start[p + 1]++;
+            }
+        }
+    for (size_t i = 0; i < nn; i++)
+        start[i + 1] += start[i];
+    int *fill = ir_alloc(c->g, (nn + 1) * sizeof(int));
+    int *cons = ir_alloc(c->g, ((size_t)start[nn] + 1) * sizeof(int));
+    for (size_t i = 0; i < nn; i++)
+        for (size_t k = 0; k < gp->node[i]->n_input; k++) {
+            int p = producer_of(c, prod, gp->node[i]->input[k]);
+            if (p >= 0)
+                cons[start[p] + fill[p]++] = (int)i;
+        }
+    for (size_t i = 0; i < nn; i++)
+        if (!indeg[i]) {
+            order[n_placed++] = (int)i;
+            placed[i] = 1;
+        }
+    for (size_t head = 0; head < n_placed; head++) {
+        int p = order[head];
+        for (int e = start[p]; e < start[p + 1]; e++)
+            if (--indeg[cons[e]] == 0) {
+                order[n_placed++] = cons[e];
+                placed[cons[e]] = 1;
+            }
+    }
+    return n_placed;
+}
+
 /* Indices of the nodes in an order where every value is produced before
  * use. ONNX requires the file order to be one; sort when it is not, and
  * report nodes caught in cycles. Returns the count placed in order[]. */
@@ -235,77 +307,23 @@ static size_t node_order(FeCtx *c, const Onnx__GraphProto *gp, int *order)
 {
     size_t nn = gp->n_node;
     FeMap prod;
-    fe_map_init(&prod, nn * 2);
-    for (size_t i = nn; i-- > 0;)
+    fe_map_init(&prod, c->g, nn * 2);
+    for (size_t i = nn; i-- > 0;) /* the first producer wins; duplicates are reported later */
         for (size_t o = 0; o < gp->node[i]->n_output; o++)
             if (gp->node[i]->output[o][0])
                 fe_map_put(&prod, gp->node[i]->output[o], (int)i);
-    bool sorted = true;
-    for (size_t i = 0; i < nn && sorted; i++)
-        for (size_t k = 0; k < gp->node[i]->n_input; k++) {
-            int p = gp->node[i]->input[k][0] ? fe_map_get(&prod, gp->node[i]->input[k]) : -1;
-            if (p >= (int)i && fe_map_get(&c->names, gp->node[i]->input[k]) < 0)
-                sorted = false;
-        }
-    size_t placed = 0;
-    if (sorted) {
+    if (in_file_order(c, gp, &prod)) {
         for (size_t i = 0; i < nn; i++)
-            order[placed++] = (int)i;
-        fe_map_free(&prod);
-        return placed;
+            order[i] = (int)i;
+        return nn;
     }
-    /* Kahn's algorithm over producer edges */
-    int *indeg = xmalloc0(nn * sizeof(int));
-    char *done = xmalloc0(nn);
-    for (size_t i = 0; i < nn; i++)
-        for (size_t k = 0; k < gp->node[i]->n_input; k++) {
-            const char *nm = gp->node[i]->input[k];
-            if (nm[0] && fe_map_get(&c->names, nm) < 0 && fe_map_get(&prod, nm) >= 0)
-                indeg[i]++;
-        }
-    size_t head = 0;
-    for (size_t i = 0; i < nn; i++)
-        if (!indeg[i]) {
-            order[placed++] = (int)i;
-            done[i] = 1;
-        }
-    for (; head < placed; head++) {
-        const Onnx__NodeProto *np = gp->node[order[head]];
-        for (size_t o = 0; o < np->n_output; o++) {
-            if (!np->output[o][0] || fe_map_get(&prod, np->output[o]) != order[head])
-                continue;
-            for (size_t i = 0; i < nn; i++) /* consumers */
-                for (size_t k = 0; k < gp->node[i]->n_input && !done[i]; k++)
-                    if (strcmp(gp->node[i]->input[k], np->output[o]) == 0 &&
-                        fe_map_get(&c->names, np->output[o]) < 0 && --indeg[i] == 0) {
-                        order[placed++] = (int)i;
-                        done[i] = 1;
-                    }
-        }
-    }
-    if (placed < nn) {
-        char buf[512];
-        size_t len = 0;
-        int shown = 0;
-        for (size_t i = 0; i < nn; i++) {
-            if (done[i] || shown == 8)
-                continue;
-            const Onnx__NodeProto *np = gp->node[i];
-            int w = snprintf(buf + len, sizeof buf - len, "%s'%s' (%s)", shown ? ", " : "",
-                             np->name && *np->name ? np->name : "?", np->op_type ? np->op_type : "?");
-            if (w > 0 && (size_t)w < sizeof buf - len)
-                len += (size_t)w;
-            shown++;
-        }
-        fe_err(c, NULL, "the graph has a cycle: %zu nodes depend on their own outputs, among them %s",
-               nn - placed, buf);
-    } else {
+    char *placed = ir_alloc(c->g, nn + 1);
+    size_t n_placed = kahn_sort(c, gp, &prod, order, placed);
+    if (n_placed < nn)
+        report_cycle(c, gp, placed, nn - n_placed);
+    else
         fe_warn(c, NULL, "nodes are not in topological order (as ONNX requires); imported in sorted order");
-    }
-    free(indeg);
-    free(done);
-    fe_map_free(&prod);
-    return placed;
+    return n_placed;
 }
 
 /* --------------------------------------------------------------- nodes */
@@ -352,7 +370,8 @@ static int check_outputs_unique(FeCtx *c, FeNode *n)
         if (!nm[0])
             continue;
         if (fe_map_get(&c->names, nm) >= 0)
-            return fe_err(c, n, "output '%s' is already defined (by another node, an initializer or a graph input)",
+            return fe_err(c, n,
+                          "output '%s' is already defined (by another node, an initializer or a graph input)",
                           nm);
         for (int k = 0; k < i; k++)
             if (strcmp(n->pb->output[k], nm) == 0)
@@ -440,7 +459,8 @@ static void convert_node(FeCtx *c, FeNode *n)
         }
     }
     if (ir_op_flags(n->op) & IR_F_FOLD_ONLY) {
-        fe_err(c, n, "could not be evaluated at compile time (its inputs are not all constant); this op is only supported as shape arithmetic");
+        fe_err(c, n, "could not be evaluated at compile time (its inputs are not all constant); "
+               "this op is only supported as shape arithmetic");
         poison_outputs(c, n);
         return;
     }
@@ -555,14 +575,13 @@ static void import_outputs(FeCtx *c, const Onnx__GraphProto *gp)
 
 int fe_import_graph(FeCtx *c, const Onnx__GraphProto *gp)
 {
-    fe_map_init(&c->names, gp->n_initializer + gp->n_input + 2 * gp->n_node + 16);
+    fe_map_init(&c->names, c->g, gp->n_initializer + gp->n_input + 2 * gp->n_node + 16);
     import_initializers(c, gp);
     import_inputs(c, gp);
-    int *order = xmalloc0(gp->n_node * sizeof(int));
+    int *order = ir_alloc(c->g, (gp->n_node + 1) * sizeof(int));
     size_t placed = node_order(c, gp, order);
     for (size_t i = 0; i < placed; i++)
         import_node(c, order[i], gp->node[order[i]]);
-    free(order);
     import_outputs(c, gp);
     if (c->n_unsupported)
         diag_add(c->d, DIAG_NOTE, c->path, NULL, NULL,

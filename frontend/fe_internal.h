@@ -44,12 +44,13 @@
 /* ------------------------------------------------------- name -> index */
 
 typedef struct {
+    IrGraph *g;                  /* arena the arrays live in */
     const char **keys;
     int *vals;
     size_t cap, n;
 } FeMap;
 
-void fe_map_init(FeMap *m, size_t expected);
+void fe_map_init(FeMap *m, IrGraph *g, size_t expected);
 void fe_map_free(FeMap *m);
 /* key must outlive the map (arena or protobuf strings). Replaces. */
 void fe_map_put(FeMap *m, const char *key, int val);
@@ -66,6 +67,7 @@ typedef struct {
 } FeRawRef;
 
 typedef struct {
+    IrGraph *g;                  /* arena the array lives in */
     FeRawRef *v;
     int n, cap;
 } FeRawRefs;
@@ -77,7 +79,6 @@ typedef struct {
  * lets protobuf-c decode the original and report). */
 uint8_t *fe_wire_compact(const uint8_t *buf, size_t len, size_t min_raw, FeRawRefs *refs,
                          size_t *out_len);
-void fe_raw_refs_free(FeRawRefs *r);
 
 /* ------------------------------------------------------------- context */
 

@@ -101,7 +101,8 @@ static int check_model(const char *path, const Onnx__ModelProto *mp, IrGraph *g,
                    (long long)g->ir_version, FE_IR_MIN, FE_IR_MAX);
         bad = 1;
     } else if (g->ir_version > FE_IR_MAX) {
-        diag_warn(d, path, NULL, NULL, "ir_version %lld is newer than the newest known (%d); importing anyway",
+        diag_warn(d, path, NULL, NULL,
+                  "ir_version %lld is newer than the newest known (%d); importing anyway",
                   (long long)g->ir_version, FE_IR_MAX);
     }
     bool found;
@@ -151,18 +152,17 @@ IrGraph *fe_load_onnx(const char *path, const FeOptions *opt, IrDiag *d)
     int errors_before = d->n_errors;
     if (!path || map_file(path, d, &m) < 0)
         return NULL;
-    FeRawRefs refs = {0};
+    IrGraph *g = ir_graph_new(path);
+    g->mapping = m.map; /* unmapped by ir_graph_free() */
+    g->mapping_len = m.len;
+    FeRawRefs refs = {.g = g};
     Onnx__ModelProto *mp = decode(&m, &refs);
     if (!mp) {
         diag_error(d, path, NULL, NULL, "not a valid ONNX model: the protobuf does not decode "
                    "(truncated or corrupt file?)");
-        munmap(m.map, m.len);
-        fe_raw_refs_free(&refs);
+        ir_graph_free(g);
         return NULL;
     }
-    IrGraph *g = ir_graph_new(path);
-    g->mapping = m.map;
-    g->mapping_len = m.len;
     if (check_model(path, mp, g, d) == 0) {
         FeCtx c = {.g = g, .d = d, .path = g->path, .dir = dir_of(g, path), .opt = opt,
                    .opset = g->opset > FE_OPSET_MAX ? FE_OPSET_MAX : g->opset, .model = mp,
@@ -170,7 +170,6 @@ IrGraph *fe_load_onnx(const char *path, const FeOptions *opt, IrDiag *d)
         fe_import_graph(&c, mp->graph);
     }
     onnx__model_proto__free_unpacked(mp, NULL);
-    fe_raw_refs_free(&refs);
     if (d->n_errors > errors_before) {
         ir_graph_free(g);
         return NULL;

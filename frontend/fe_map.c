@@ -3,10 +3,11 @@
  * Why: ir_tensor_find() is a linear scan, fine for passes but quadratic over
  * the thousands of names a real model resolves at import. Open addressing
  * with FNV-1a; keys are borrowed (arena or protobuf strings that outlive the
- * map), so the map owns only its two arrays. */
+ * map). The arrays come from the graph's arena, so running out of memory is
+ * handled in one place (ir_alloc) and nothing needs freeing on error paths;
+ * the doubling leaves at most one map's worth of dead slots behind. */
 #include "fe_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static uint64_t hash_str(const char *s)
@@ -19,32 +20,21 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "onnx2hls: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-void fe_map_init(FeMap *m, size_t expected)
+void fe_map_init(FeMap *m, IrGraph *g, size_t expected)
 {
     size_t cap = 64;
     while (cap < expected * 2)
         cap *= 2;
+    m->g = g;
     m->cap = cap;
     m->n = 0;
-    m->keys = xcalloc(cap, sizeof *m->keys);
-    m->vals = xcalloc(cap, sizeof *m->vals);
+    m->keys = ir_alloc(g, cap * sizeof *m->keys);
+    m->vals = ir_alloc(g, cap * sizeof *m->vals);
 }
 
 void fe_map_free(FeMap *m)
 {
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof *m);
+    memset(m, 0, sizeof *m); /* the arrays belong to the graph's arena */
 }
 
 static size_t slot_of(const FeMap *m, const char *key)
@@ -58,12 +48,10 @@ static size_t slot_of(const FeMap *m, const char *key)
 static void grow(FeMap *m)
 {
     FeMap old = *m;
-    fe_map_init(m, old.cap);
+    fe_map_init(m, old.g, old.cap);
     for (size_t i = 0; i < old.cap; i++)
         if (old.keys[i])
             fe_map_put(m, old.keys[i], old.vals[i]);
-    free(old.keys);
-    free(old.vals);
 }
 
 void fe_map_put(FeMap *m, const char *key, int val)

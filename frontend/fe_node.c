@@ -384,7 +384,11 @@ int64_t fe_elem_i(IrDType dt, const void *p, int64_t i)
     case IR_DT_INT32: { int32_t v; memcpy(&v, b + 4 * i, 4); return v; }
     case IR_DT_UINT32: { uint32_t v; memcpy(&v, b + 4 * i, 4); return v; }
     case IR_DT_INT64: { int64_t v; memcpy(&v, b + 8 * i, 8); return v; }
-    case IR_DT_UINT64: { uint64_t v; memcpy(&v, b + 8 * i, 8); return v > INT64_MAX ? INT64_MAX : (int64_t)v; }
+    case IR_DT_UINT64: {
+        uint64_t v;
+        memcpy(&v, b + 8 * i, 8);
+        return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+    }
     default: {
         double d = fe_elem_f(dt, p, i);
         if (!(d == d))

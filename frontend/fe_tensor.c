@@ -103,7 +103,8 @@ static int read_external(FeCtx *c, const FeNode *n, const Onnx__TensorProto *tp,
     if (!loc)
         return fe_err(c, n, "tensor '%s': external data without a 'location'", t->name);
     if (!path_inside(c->dir, loc, resolved))
-        return fe_err(c, n, "tensor '%s': external data location '%s' is missing or escapes the model directory",
+        return fe_err(c, n,
+                      "tensor '%s': external data location '%s' is missing or escapes the model directory",
                       t->name, loc);
     if (ext_value(tp, "offset") && parse_size(ext_value(tp, "offset"), &off) < 0)
         return fe_err(c, n, "tensor '%s': bad external data offset", t->name);
@@ -121,7 +122,8 @@ static int read_external(FeCtx *c, const FeNode *n, const Onnx__TensorProto *tp,
     }
     if (off > st.st_size || (int64_t)nbytes > st.st_size - off) {
         close(fd);
-        return fe_err(c, n, "tensor '%s': external data file '%s' is too short (%lld bytes at offset %lld needed)",
+        return fe_err(c, n,
+                      "tensor '%s': external data file '%s' is too short (%lld bytes at offset %lld needed)",
                       t->name, loc, (long long)nbytes, (long long)off);
     }
     t->data = ir_alloc(c->g, nbytes ? nbytes : 1);

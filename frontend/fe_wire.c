@@ -67,13 +67,13 @@ static void emit(Walker *w, const uint8_t *p, size_t n)
 static void add_ref(Walker *w, size_t off, size_t len)
 {
     FeRawRefs *r = w->refs;
-    if (r->n == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 64;
-        r->v = realloc(r->v, (size_t)r->cap * sizeof *r->v);
-        if (!r->v) {
-            fprintf(stderr, "onnx2hls: out of memory\n");
-            abort();
-        }
+    if (r->n == r->cap) { /* arena-backed: the old array is simply left behind */
+        int cap = r->cap ? 2 * r->cap : 64;
+        FeRawRef *v = ir_alloc(r->g, (size_t)cap * sizeof *v);
+        if (r->n)
+            memcpy(v, r->v, (size_t)r->n * sizeof *v);
+        r->v = v;
+        r->cap = cap;
     }
     r->v[r->n++] = (FeRawRef){w->init, w->node, w->attr, off, len};
 }
@@ -222,10 +222,4 @@ uint8_t *fe_wire_compact(const uint8_t *buf, size_t len, size_t min_raw, FeRawRe
     }
     *out_len = w.len;
     return w.out;
-}
-
-void fe_raw_refs_free(FeRawRefs *r)
-{
-    free(r->v);
-    memset(r, 0, sizeof *r);
 }

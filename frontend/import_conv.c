@@ -95,7 +95,8 @@ static int conv_out(FeCtx *c, const FeNode *n, IrConvAttr *a, FeAutoPad ap, int 
     }
     int64_t span = in + a->pad_begin[k] + a->pad_end[k] - ek;
     if (span < 0)
-        return fe_err(c, n, "kernel (%lld, dilated) is larger than the padded input (%lld) on spatial axis %d",
+        return fe_err(c, n,
+                      "kernel (%lld, dilated) is larger than the padded input (%lld) on spatial axis %d",
                       (long long)ek, (long long)(in + a->pad_begin[k] + a->pad_end[k]), k);
     *out = span / s + 1;
     return 0;

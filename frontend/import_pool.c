@@ -73,7 +73,8 @@ static int pool_out(FeCtx *c, const FeNode *n, IrPoolAttr *a, FeAutoPad ap, int 
         a->pad_begin[k] = a->pad_end[k] = 0;
     int64_t span = in + a->pad_begin[k] + a->pad_end[k] - ek;
     if (span < 0)
-        return fe_err(c, n, "window (%lld, dilated) is larger than the padded input (%lld) on spatial axis %d",
+        return fe_err(c, n,
+                      "window (%lld, dilated) is larger than the padded input (%lld) on spatial axis %d",
                       (long long)ek, (long long)(in + a->pad_begin[k] + a->pad_end[k]), k);
     int64_t o = (a->ceil_mode ? (span + s - 1) / s : span / s) + 1;
     /* with ceil_mode the last window must start inside the input or the
