@@ -8,6 +8,11 @@
  *
  * Every problem goes to the IrDiag with the file and node name; the loader
  * keeps going after an unsupported node so that one run lists all of them.
+ *
+ * Layers come out the same whatever opset a node came from: inputs that only
+ * carry parameters (shapes, axes, pads, scales, clip bounds...) are resolved
+ * into IrLayer.attr or the output shape and dropped from in[].
+ * frontend/README.md lists, per op, the inputs kept and the attr filled.
  */
 #ifndef ONNX2HLS_FRONTEND_H
 #define ONNX2HLS_FRONTEND_H

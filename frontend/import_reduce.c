@@ -4,7 +4,8 @@
  * opset 13, ReduceMean and ReduceMax at 18), with noop_with_empty_axes
  * deciding what "no axes" means in the input form. After import attr.axes
  * lists the reduced axes explicitly (sorted, non-negative): all of them
- * when none were given, none (n == 0) for a no-op. */
+ * when none were given. A no-op reduction (noop_with_empty_axes with no
+ * axes) is imported as an Identity layer, so attr.axes.n is never 0. */
 #include "fe_internal.h"
 
 static bool axes_are_input(const FeNode *n)
@@ -38,7 +39,13 @@ FE_IMPORTER(fe_import_reduce)
             return -1;
         red[ax] = true;
     }
-    if (cnt == 0 && !noop)
+    if (cnt == 0 && noop) {
+        n->op = IR_OP_IDENTITY;
+        n->n_keep = 1;
+        fe_out_like(n, 0, x);
+        return 0;
+    }
+    if (cnt == 0)
         for (int k = 0; k < x->rank; k++)
             red[k] = true;
     a->keepdims = fe_attr_int(c, n, "keepdims", 1) != 0;

@@ -728,6 +728,8 @@ static void test_dropout_reduce(void)
     mb_output(b, "m", 1, 2, D(1, 3));
     g = load_ok(b, &d);
     CHECK(g && SHAPE(g, "m", 2, 1, 3) && SHAPE(g, "k", 2, 2, 3));
+    CHECK(g && g->n_layers == 2 && g->layers[1].op == IR_OP_IDENTITY &&
+          !strcmp(g->layers[1].name, "rm_noop"));
     done(b, g, &d);
 
     b = mb_new(13);
