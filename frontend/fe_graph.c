@@ -88,6 +88,32 @@ static void import_initializers(FeCtx *c, const Onnx__GraphProto *gp)
                gp->n_sparse_initializer);
 }
 
+/* Index the raw refs of node attributes by node (they come in file order,
+ * so the refs of one node are adjacent). */
+static void index_node_raw(FeCtx *c, size_t n_node)
+{
+    c->node_raw = ir_alloc(c->g, (n_node + 1) * sizeof(int));
+    for (size_t i = 0; i < n_node; i++)
+        c->node_raw[i] = -1;
+    for (int i = c->raw->n - 1; i >= 0; i--) {
+        const FeRawRef *r = &c->raw->v[i];
+        if (r->init < 0 && r->node >= 0 && (size_t)r->node < n_node)
+            c->node_raw[r->node] = i;
+    }
+}
+
+const FeRawRef *fe_node_raw(const FeCtx *c, int node, int attr)
+{
+    if (!c->node_raw || node < 0)
+        return NULL;
+    for (int i = c->node_raw[node]; i >= 0 && i < c->raw->n && c->raw->v[i].node == node &&
+                                    c->raw->v[i].init < 0;
+         i++)
+        if (c->raw->v[i].attr == attr)
+            return &c->raw->v[i];
+    return NULL;
+}
+
 /* -------------------------------------------------------------- inputs */
 
 static const FeInputShape *option_for(const FeCtx *c, const char *name, bool first)
@@ -577,6 +603,7 @@ int fe_import_graph(FeCtx *c, const Onnx__GraphProto *gp)
 {
     fe_map_init(&c->names, c->g, gp->n_initializer + gp->n_input + 2 * gp->n_node + 16);
     import_initializers(c, gp);
+    index_node_raw(c, gp->n_node);
     import_inputs(c, gp);
     int *order = ir_alloc(c->g, (gp->n_node + 1) * sizeof(int));
     size_t placed = node_order(c, gp, order);

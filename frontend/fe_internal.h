@@ -91,6 +91,7 @@ typedef struct FeCtx {
     int64_t opset;
     const Onnx__ModelProto *model;
     const FeRawRefs *raw;
+    int *node_raw;               /* per graph node: its first entry in raw, or -1 */
     const uint8_t *map;          /* the mapped file */
     size_t map_len;
     FeMap names;                 /* tensor name -> tensor index */
@@ -208,6 +209,10 @@ const char *fe_gen_name(FeCtx *c, const char *base, const char *suffix);
 int fe_fold(FeCtx *c, FeNode *n);
 
 /* ----------------------------------------------- graph (fe_graph.c) */
+
+/* The raw_data payload left in the file for attribute `attr` of graph node
+ * `node`, or NULL. */
+const FeRawRef *fe_node_raw(const FeCtx *c, int node, int attr);
 
 int fe_import_graph(FeCtx *c, const Onnx__GraphProto *gp);
 /* Add a layer for n with its kept inputs and its outputs; used by importers

@@ -11,14 +11,6 @@
 
 /* ------------------------------------------------------------ Constant */
 
-static int raw_ref_for(const FeCtx *c, int node, int attr)
-{
-    for (int i = 0; i < c->raw->n; i++)
-        if (c->raw->v[i].init < 0 && c->raw->v[i].node == node && c->raw->v[i].attr == attr)
-            return i;
-    return -1;
-}
-
 static int const_list(FeCtx *c, FeNode *n, const Onnx__AttributeProto *a, bool is_float, bool scalar)
 {
     size_t cnt = scalar ? 1 : is_float ? a->n_floats : a->n_ints;
@@ -48,10 +40,9 @@ FE_IMPORTER(fe_import_constant)
     if (!strcmp(an, "value")) {
         if (!a->t)
             return fe_err(c, n, "attribute 'value' holds no tensor");
-        int ri = raw_ref_for(c, n->idx, 0);
-        const uint8_t *raw = ri >= 0 ? c->map + c->raw->v[ri].off : NULL;
-        int t = fe_tensor_from_proto(c, n, a->t, n->pb->output[0], raw,
-                                     ri >= 0 ? c->raw->v[ri].len : 0);
+        const FeRawRef *r = fe_node_raw(c, n->idx, 0);
+        int t = fe_tensor_from_proto(c, n, a->t, n->pb->output[0], r ? c->map + r->off : NULL,
+                                     r ? r->len : 0);
         if (t < 0)
             return -1;
         n->out_t[0] = t;
@@ -115,8 +106,13 @@ FE_IMPORTER(fe_import_constant_of_shape)
         const Onnx__TensorProto *tp = a->t;
         if (!tp)
             return fe_err(c, n, "attribute 'value' must be a one-element tensor");
+        int ai = 0;
+        while (n->pb->attribute[ai] != a)
+            ai++;
+        const FeRawRef *raw = fe_node_raw(c, n->idx, ai);
         /* decode through a scratch constant: handles every storage form */
-        int t = fe_tensor_from_proto(c, n, tp, fe_gen_name(c, n->name, "value"), NULL, 0);
+        int t = fe_tensor_from_proto(c, n, tp, fe_gen_name(c, n->name, "value"),
+                                     raw ? c->map + raw->off : NULL, raw ? raw->len : 0);
         if (t < 0)
             return -1;
         if (ir_tensor_numel(&c->g->tensors[t]) != 1)

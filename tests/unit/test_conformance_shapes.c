@@ -4,7 +4,7 @@
  *
  * Why: the backend tests cover each op's attribute and opset variants far
  * more thoroughly than hand-written cases. For every model.onnx under
- * data/{node,pytorch-converted,pytorch-operator}:
+ * data/{node,pytorch-converted,pytorch-operator,simple}:
  *   - loading must return a graph, or NULL with errors; never crash (each
  *     model is loaded in a child process so a crash is counted, not fatal);
  *   - when every op is in ir/ops.def and the model loads, each graph
@@ -395,6 +395,7 @@ int main(void)
     run_dir("node", &t);
     run_dir("pytorch-converted", &t);
     run_dir("pytorch-operator", &t);
+    run_dir("simple", &t);
     printf("conformance: %d models: %d loaded with matching shapes, %d unsupported (ops outside ops.def), "
            "%d rejected with an error, %d mismatches, %d crashes, %d without reference data\n",
            t.total, t.loaded, t.unsupported, t.rejected, t.mismatch, t.crash, t.nodata);
