@@ -685,6 +685,107 @@ static void test_malformed_graphs(void)
     }
 }
 
+/* ------------------------------------------------------ wire fallback */
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        p[n] = (uint8_t)(v & 0x7f) | (v > 0x7f ? 0x80 : 0);
+        v >>= 7;
+        n++;
+    } while (v);
+    return n;
+}
+
+/* Append field 7 (graph) holding the packed graph g. */
+static size_t append_graph(uint8_t *buf, size_t at, const Onnx__GraphProto *g)
+{
+    size_t len = onnx__graph_proto__get_packed_size(g);
+    buf[at++] = (7 << 3) | 2;
+    at += put_varint(buf + at, len);
+    onnx__graph_proto__pack(g, buf + at);
+    return at + len;
+}
+
+/* A graph split over two `graph` fields (which protobuf merges) and a
+ * tensor with two raw_data fields (the last wins) make the wire walker give
+ * up; the loader must then decode the whole file and still be right. */
+static void test_wire_fallback(void)
+{
+    Mb *b = relu_model(13);
+    float w[32];
+    for (int i = 0; i < 32; i++)
+        w[i] = (float)i;
+    mb_init_f(b, "w", 1, D(32), w);
+    /* halves: nodes and inputs first, initializers and outputs second */
+    Onnx__GraphProto g1 = b->graph, g2 = b->graph;
+    g1.n_initializer = 0;
+    g1.n_output = 0;
+    g2.n_node = 0;
+    g2.n_input = 0;
+    g2.name = NULL;
+    Onnx__ModelProto head = b->model;
+    head.graph = NULL;
+    size_t cap = onnx__model_proto__get_packed_size(&b->model) + 256;
+    uint8_t *buf = calloc(1, cap);
+    size_t at = onnx__model_proto__pack(&head, buf);
+    at = append_graph(buf, at, &g1);
+    at = append_graph(buf, at, &g2);
+    write_bytes(b->path, buf, at);
+    IrDiag d;
+    diag_init(&d);
+    IrGraph *g = fe_load_onnx(b->path, NULL, &d);
+    CHECK(g != NULL);
+    const float *f = g ? const_data(g, "w") : NULL;
+    CHECK(f && f[31] == 31.0f && f[5] == 5.0f);
+    CHECK(g && g->n_layers == 1 && g->n_outputs == 1);
+    ir_graph_free(g);
+    diag_free(&d);
+
+    /* raw_data twice in one tensor: the second value counts. Bytes:
+     * head + graph(7){ graph without initializers + initializer(5){
+     * tensor + raw_data(9) } } */
+    Onnx__TensorProto *t = b->inits[0];
+    float w2[32];
+    for (int i = 0; i < 32; i++)
+        w2[i] = -(float)i;
+    size_t tcap = onnx__tensor_proto__get_packed_size(t) + sizeof w2 + 16;
+    uint8_t *tb = calloc(1, tcap);
+    size_t tat = onnx__tensor_proto__pack(t, tb);
+    tb[tat++] = (9 << 3) | 2;
+    tat += put_varint(tb + tat, sizeof w2);
+    memcpy(tb + tat, w2, sizeof w2);
+    tat += sizeof w2;
+    Onnx__GraphProto g3 = b->graph;
+    g3.n_initializer = 0;
+    size_t gcap = onnx__graph_proto__get_packed_size(&g3) + tcap + 16;
+    uint8_t *gb = calloc(1, gcap);
+    size_t gat = onnx__graph_proto__pack(&g3, gb);
+    gb[gat++] = (5 << 3) | 2;
+    gat += put_varint(gb + gat, tat);
+    memcpy(gb + gat, tb, tat);
+    gat += tat;
+    free(buf);
+    buf = calloc(1, gat + 256);
+    at = onnx__model_proto__pack(&head, buf);
+    buf[at++] = (7 << 3) | 2;
+    at += put_varint(buf + at, gat);
+    memcpy(buf + at, gb, gat);
+    at += gat;
+    write_bytes(b->path, buf, at);
+    diag_init(&d);
+    g = fe_load_onnx(b->path, NULL, &d);
+    f = g ? const_data(g, "w") : NULL;
+    CHECK(f && f[31] == -31.0f && f[5] == -5.0f);
+    ir_graph_free(g);
+    diag_free(&d);
+    free(tb);
+    free(gb);
+    free(buf);
+    mb_free(b);
+}
+
 /* ------------------------------------------------------ malformed files */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -843,6 +944,7 @@ int main(void)
     test_unsupported_all_reported();
     test_names_and_order();
     test_malformed_graphs();
+    test_wire_fallback();
     test_malformed_files();
     test_shared_models();
     return check_done();
