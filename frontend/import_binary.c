@@ -34,7 +34,9 @@ static void reshape_operand(FeCtx *c, FeNode *n, int i, int r, const int64_t *di
             memcpy(T->data, b->data, nb);
         }
     } else {
-        fe_emit_layer(c, IR_OP_RESHAPE, ir_sprintf(c->g, "%s__bcast", n->name), &bi, 1, &t, 1, NULL);
+        int l = fe_emit_layer(c, IR_OP_RESHAPE, ir_sprintf(c->g, "%s__bcast", n->name), &bi, 1, &t,
+                              1, NULL);
+        c->g->layers[l].origin = ir_strdup(c->g, n->name); /* part of that ONNX node */
     }
     n->in[i] = t;
 }

@@ -20,9 +20,13 @@ static int expand_coerced(FeCtx *c, FeNode *n, const IrTensor *x, int64_t axis)
     int t_sm = fe_act_tensor(c, fe_gen_name(c, out, "norm"), x->dtype, 2, flat);
     int t_out = fe_act_tensor(c, out, x->dtype, x->rank, x->dims);
     IrAttr fa = {.axis = {.axis = axis}}, sa = {.axis = {.axis = 1}};
-    fe_emit_layer(c, IR_OP_FLATTEN, ir_sprintf(c->g, "%s__flatten", n->name), &xi, 1, &t_flat, 1, &fa);
+    int lf = fe_emit_layer(c, IR_OP_FLATTEN, ir_sprintf(c->g, "%s__flatten", n->name), &xi, 1,
+                           &t_flat, 1, &fa);
     fe_emit_layer(c, n->op, n->name, &t_flat, 1, &t_sm, 1, &sa);
-    fe_emit_layer(c, IR_OP_RESHAPE, ir_sprintf(c->g, "%s__reshape", n->name), &t_sm, 1, &t_out, 1, NULL);
+    int lr = fe_emit_layer(c, IR_OP_RESHAPE, ir_sprintf(c->g, "%s__reshape", n->name), &t_sm, 1,
+                           &t_out, 1, NULL);
+    /* all three implement the one ONNX node */
+    c->g->layers[lf].origin = c->g->layers[lr].origin = c->g->layers[lf + 1].origin;
     n->out_t[0] = t_out;
     n->done = true;
     return 0;
