@@ -208,11 +208,17 @@ const char *fe_gen_name(FeCtx *c, const char *base, const char *suffix);
  * 0 not foldable (make a layer), -1 error (reported). */
 int fe_fold(FeCtx *c, FeNode *n);
 
-/* ----------------------------------------------- graph (fe_graph.c) */
+/* ----------------------------------------------- boundary (fe_io.c) */
 
+void fe_import_initializers(FeCtx *c, const Onnx__GraphProto *gp);
+void fe_index_node_raw(FeCtx *c, size_t n_node);
 /* The raw_data payload left in the file for attribute `attr` of graph node
  * `node`, or NULL. */
 const FeRawRef *fe_node_raw(const FeCtx *c, int node, int attr);
+void fe_import_inputs(FeCtx *c, const Onnx__GraphProto *gp);
+void fe_import_outputs(FeCtx *c, const Onnx__GraphProto *gp);
+
+/* ----------------------------------------------- graph (fe_graph.c) */
 
 int fe_import_graph(FeCtx *c, const Onnx__GraphProto *gp);
 /* Add a layer for n with its kept inputs and its outputs; used by importers
