@@ -89,11 +89,9 @@ typedef struct FeCtx {
     const char *dir;             /* directory of the model, for external data */
     const FeOptions *opt;
     int64_t opset;
-    const Onnx__ModelProto *model;
     const FeRawRefs *raw;
     int *node_raw;               /* per graph node: its first entry in raw, or -1 */
     const uint8_t *map;          /* the mapped file */
-    size_t map_len;
     FeMap names;                 /* tensor name -> tensor index */
     int n_unsupported;
     int gen_id;                  /* counter for generated tensor names */
@@ -225,8 +223,7 @@ int fe_import_graph(FeCtx *c, const Onnx__GraphProto *gp);
  * that expand into several layers too. Returns the layer index. */
 int fe_emit_layer(FeCtx *c, IrOp op, const char *name, const int *in, int n_in, const int *out,
                   int n_out, const IrAttr *attr);
-/* Add an activation tensor (not bound to a name in the map when name is
- * internal); returns its index. */
+/* Add an activation tensor and bind name to it; returns its index. */
 int fe_act_tensor(FeCtx *c, const char *name, IrDType dt, int rank, const int64_t *dims);
 
 /* ------------------------------------------- importers (import_*.c) */

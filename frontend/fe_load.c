@@ -165,8 +165,8 @@ IrGraph *fe_load_onnx(const char *path, const FeOptions *opt, IrDiag *d)
     }
     if (check_model(path, mp, g, d) == 0) {
         FeCtx c = {.g = g, .d = d, .path = g->path, .dir = dir_of(g, path), .opt = opt,
-                   .opset = g->opset > FE_OPSET_MAX ? FE_OPSET_MAX : g->opset, .model = mp,
-                   .raw = &refs, .map = m.map, .map_len = m.len};
+                   .opset = g->opset > FE_OPSET_MAX ? FE_OPSET_MAX : g->opset,
+                   .raw = &refs, .map = m.map};
         fe_import_graph(&c, mp->graph);
     }
     onnx__model_proto__free_unpacked(mp, NULL);
