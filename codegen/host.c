@@ -342,17 +342,22 @@ static const char pack_gemm_code[] =
 
 static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pack_body)
 {
-    fputs(pool_code, f);
-    if (strstr(init_body, "o2h_conv2d_packed_size("))
-        fputs(pack_conv_code, f);
-    if (strstr(init_body, "o2h_gemm_packed_size("))
-        fputs(pack_gemm_code, f);
-    fprintf(f, "/* Kernel sizes as the runtime built with this file computes them, then\n"
-               " * the weights repacked once into the pool. */\n"
-               "static int model_prepare(void)\n{\n"
-               "    g_scratch_floats = 0;\n%s"
-               "    int st = pool_place();\n    if (st != O2H_OK)\n        return st;\n%s"
-               "    return O2H_OK;\n}\n\n", init_body, pack_body);
+    if (h->n_kslots == 0) {   /* no conv/gemm: no pool */
+        fputs("size_t model_pool_floats(void)\n{\n    return 0;\n}\n\n"
+              "static int model_prepare(void)\n{\n    return O2H_OK;\n}\n\n", f);
+    } else {
+        fputs(pool_code, f);
+        if (strstr(init_body, "o2h_conv2d_packed_size("))
+            fputs(pack_conv_code, f);
+        if (strstr(init_body, "o2h_gemm_packed_size("))
+            fputs(pack_gemm_code, f);
+        fprintf(f, "/* Kernel sizes as the runtime built with this file computes them, then\n"
+                   " * the weights repacked once into the pool. */\n"
+                   "static int model_prepare(void)\n{\n"
+                   "    g_scratch_floats = 0;\n%s"
+                   "    int st = pool_place();\n    if (st != O2H_OK)\n        return st;\n%s"
+                   "    return O2H_OK;\n}\n\n", init_body, pack_body);
+    }
     if (h->opt->embed_weights) {
         fputs("int model_init(const void *blob, size_t len)\n{\n"
               "    (void)blob;\n    (void)len;\n"
@@ -385,18 +390,13 @@ static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pa
 
 static void write_run(CgHost *h, FILE *f, const char *run_body)
 {
-    IrGraph *g = h->g;
+    const IrGraph *g = h->g;
     fputs("int model_run(const void *const *in, void *const *out)\n{\n"
           "    if (!g_ready || !in || !out)\n        return O2H_ERR_ARG;\n", f);
     fprintf(f, "    for (int i = 0; i < %d; i++)\n        if (!in[i])\n            return O2H_ERR_ARG;\n"
                "    for (int i = 0; i < %d; i++)\n        if (!out[i])\n            return O2H_ERR_ARG;\n",
             g->n_inputs, g->n_outputs);
     fputs(run_body, f);
-    fputs("\n    /* outputs */\n", f);
-    for (int i = 0; i < g->n_outputs; i++) {
-        int t = g->outputs[i];
-        fprintf(f, "    memcpy(out[%d], %s, %zu);\n", i, cg_ptr(h, t), ir_tensor_nbytes(&g->tensors[t]));
-    }
     fputs("    return O2H_OK;\n}\n\n"
           "const char *model_status_str(int status)\n{\n"
           "    return o2h_status_str((O2hStatus)status);\n}\n", f);
@@ -422,22 +422,27 @@ static int write_model_c(CgHost *h, const char *path, const char *decl, const ch
             (unsigned long long)cg_blob_layout_hash(&h->blob));
     if (h->opt->embed_weights)
         fprintf(f, "extern const uint32_t model_weights[];   /* weights.c */\n\n");
-    fprintf(f, "#define MODEL_NUM_KW %d   /* conv/gemm weights the runtime may repack */\n"
-               "#ifndef MODEL_POOL_FLOATS\n#define MODEL_POOL_FLOATS %lld\n#endif\n\n",
-            h->n_kslots, (long long)(h->pool_est + h->scratch_est > 0 ? h->pool_est + h->scratch_est : 1));
-    fprintf(f, "static MODEL_ALIGNED unsigned char g_arena[%lld];  /* activations, planned offsets */\n",
-            (long long)(h->plan.arena_bytes > 0 ? h->plan.arena_bytes : 1));
-    fputs("static MODEL_ALIGNED float g_pool_static[MODEL_POOL_FLOATS];\n"
-          "static float *g_pool;          /* repacked weights, then kernel scratch */\n"
-          "static float *g_scratch;\n"
-          "static const float *g_kw[MODEL_NUM_KW + 1];   /* weights as the kernels take them */\n"
-          "static size_t g_kw_size[MODEL_NUM_KW + 1], g_kw_at[MODEL_NUM_KW + 1];\n"
-          "static size_t g_scratch_floats, g_pool_floats;\n"
-          "static const unsigned char *g_w;   /* blob payload */\n"
+    if (strstr(run, "ACT("))
+        fprintf(f, "static MODEL_ALIGNED unsigned char g_arena[%lld];  /* activations, planned offsets */\n"
+                   "#define ACT(off) ((void *)(g_arena + (off)))\n",
+                (long long)(h->plan.arena_bytes > 0 ? h->plan.arena_bytes : 1));
+    if (h->n_kslots > 0) {
+        fprintf(f, "\n#define MODEL_NUM_KW %d   /* conv/gemm weights the runtime may repack */\n"
+                   "#ifndef MODEL_POOL_FLOATS\n#define MODEL_POOL_FLOATS %lld\n#endif\n",
+                h->n_kslots, (long long)(h->pool_est + h->scratch_est > 0 ? h->pool_est + h->scratch_est : 1));
+        fputs("static MODEL_ALIGNED float g_pool_static[MODEL_POOL_FLOATS];\n"
+              "static float *g_pool;          /* repacked weights, then kernel scratch */\n"
+              "static float *g_scratch;\n"
+              "static size_t g_kw_size[MODEL_NUM_KW], g_kw_at[MODEL_NUM_KW];\n"
+              "static size_t g_scratch_floats, g_pool_floats;\n", f);
+        if (*pack)
+            fputs("static const float *g_kw[MODEL_NUM_KW];   /* weights as the kernels take them */\n", f);
+    }
+    fputs("static const unsigned char *g_w;   /* blob payload */\n"
           "static int g_ready;\n\n", f);
-    fputs("#define ACT(off) ((void *)(g_arena + (off)))\n"
-          "#define CST(off) ((const void *)(g_w + (off)))\n\n"
-          "static const O2hEpilogue E_NONE = {O2H_ACT_NONE, 0.0f, 0.0f, NULL, 0, NULL};\n\n", f);
+    fputs("#define CST(off) ((const void *)(g_w + (off)))\n\n", f);
+    if (strstr(run, "&E_NONE"))
+        fputs("static const O2hEpilogue E_NONE = {O2H_ACT_NONE, 0.0f, 0.0f, NULL, 0, NULL};\n\n", f);
     write_tensor_table(h, f, "model_inputs", g->inputs, g->n_inputs);
     write_tensor_table(h, f, "model_outputs", g->outputs, g->n_outputs);
     fputs("const int model_num_inputs = MODEL_NUM_INPUTS, model_num_outputs = MODEL_NUM_OUTPUTS;\n\n", f);
@@ -550,6 +555,11 @@ static int emit_phase(CgHost *h, char **decl, char **init, char **pack, char **r
     for (int l = 0; l < h->g->n_layers; l++)
         if (cg_host_layer(h, l))
             rc = -1;
+    cg_emit(h, h->run, "\n    /* outputs */\n");
+    for (int i = 0; i < h->g->n_outputs; i++) {
+        int t = h->g->outputs[i];
+        cg_emit(h, h->run, "    memcpy(out[%d], %s, %zu);\n", i, cg_ptr(h, t), ir_tensor_nbytes(&h->g->tensors[t]));
+    }
     fclose(h->decl);
     fclose(h->init);
     fclose(h->pack);

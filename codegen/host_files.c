@@ -97,7 +97,7 @@ static const char main_io[] =
 
 static const char main_args[] =
     "int main(int argc, char **argv)\n{\n"
-    "    const char *inputs[MODEL_NUM_INPUTS + 1], *outputs[MODEL_NUM_OUTPUTS + 1];\n"
+    "    const char *inputs[MODEL_NUM_INPUTS + 1] = {0}, *outputs[MODEL_NUM_OUTPUTS + 1] = {0};\n"
     "    const char *weights = NULL;\n"
     "    int n_in = 0, n_out = 0, runs = 0;\n"
     "    for (int i = 1; i < argc; i++) {\n"

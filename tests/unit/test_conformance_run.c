@@ -1,12 +1,12 @@
 /* test_conformance_run.c - ONNX's own backend tests, run through the whole
  * host path: `onnx2hls compile` -> generated C -> cc -> run -> compare.
  *
- * Why: the backend tests (Debian libonnx-testdata: node/ and
- * pytorch-converted/) are small models with inputs and expected outputs
+ * Why: the backend tests (Debian libonnx-testdata: node/, pytorch-converted/,
+ * pytorch-operator/, simple/) are small models with inputs and expected outputs
  * written by ONNX itself, so they pin down the exact semantics of every op
  * attribute the compiler claims to support. Every test is tried: a model
- * the compiler rejects must be rejected with exit 2 at compile time
- * (counted "unsupported"); a model it accepts must build, run and match
+ * the compiler rejects must be rejected at compile time (exit 2 from the
+ * command; counted "unsupported"); a model it accepts must build, run and match
  * every output_*.pb (|out - ref| <= 1e-5 + 1e-3 |ref|, exact for integers).
  *
  * Speed: the compile pipeline runs in this process (cg_lower_model and
@@ -17,7 +17,8 @@
  * The .pb tensors are decoded with the protobuf-c bindings the frontend is
  * built with and written as the raw files the generated program reads.
  *
- * Environment: O2H_CONFORMANCE_FILTER=substring runs matching tests only;
+ * Environment: O2H_CONFORMANCE_FILTER=substring runs matching tests only,
+ * O2H_CONFORMANCE_SUITE=node (or another folder) one suite only;
  * O2H_CONFORMANCE_CLI=1 compiles through the onnx2hls executable instead;
  * O2H_CONFORMANCE_VERBOSE=1 lists every test; O2H_CONFORMANCE_DATA overrides
  * /usr/share/libonnx-testdata/data. Without the data the test is skipped.
@@ -657,8 +658,11 @@ int main(void)
     c.report = fopen(report, "w");
     if (!c.report)
         return 1;
-    run_suite(&c, "node");
-    run_suite(&c, "pytorch-converted");
+    static const char *const suites[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+    const char *only = getenv("O2H_CONFORMANCE_SUITE");
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+        if (!only || !*only || !strcmp(only, suites[i]))
+            run_suite(&c, suites[i]);
     fclose(c.report);
     printf("conformance: %d run, %d passed, %d failed, %d unsupported (report: %s)\n", c.run, c.passed,
            c.failed, c.unsupported, report);
