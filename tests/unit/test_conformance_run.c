@@ -13,7 +13,8 @@
  * cg_host_emit, the same calls `onnx2hls compile` makes; the command's exit
  * codes are tested by the script tests), the runtime and a generic driver
  * (conformance_driver.c) are compiled once in the build folder, so each
- * test compiles only its generated model.c, at -O0.
+ * test compiles only its generated model.c, at -O0 (with -std=c99 -pedantic
+ * -Wall -Wextra -Werror: generated code must compile cleanly).
  * The .pb tensors are decoded with the protobuf-c bindings the frontend is
  * built with and written as the raw files the generated program reads.
  *
@@ -443,7 +444,10 @@ static int build_prog(Ctx *c, const char *host, char *why, size_t wn)
     snprintf(inc, sizeof inc, "-I%s", host);
     snprintf(prog, sizeof prog, "%s/prog", c->work);
     snprintf(log, sizeof log, "%s/cc.log", c->work);
-    char *argv[] = {"cc", "-O0", "-w", inc, model_c, (char *)c->driver, (char *)c->rtlib, "-lm", "-o", prog, NULL};
+    /* warnings are errors: generated code must compile cleanly as C99 */
+    char *argv[] = {"cc",    "-O0",   "-std=c99",    "-pedantic", "-Wall",           "-Wextra",
+                    "-Werror", inc,   model_c,       (char *)c->driver, (char *)c->rtlib, "-lm",
+                    "-o",    prog,    NULL};
     int st = run_cmd(argv, log, 120);
     if (st) {
         first_error(log, why, wn);
