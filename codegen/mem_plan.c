@@ -7,12 +7,14 @@
  *  2. one buffer per group, living from the first definition to the last
  *     use of any member (graph outputs live to the end: they are copied
  *     out after the last layer), plus one buffer per layer scratch;
- *  3. arena offsets: buffers are placed biggest first, each into the
- *     smallest gap left between the already placed buffers whose lifetimes
- *     overlap its own (best fit), or above them all.
- * Greedy-by-size with best fit is the usual heuristic for this
- * interval-packing problem; the lower bound (bytes live at the busiest step)
- * is reported next to the result so a bad packing would show.
+ *  3. arena offsets: buffers are placed one by one, each into the smallest
+ *     gap left between the already placed buffers whose lifetimes overlap
+ *     its own (best fit), or above them all; the order is tried biggest
+ *     first, earliest first, by size x lifetime and by lifetime, and the
+ *     smallest arena kept.
+ * Greedy with best fit is the usual heuristic for this interval-packing
+ * problem (NP-hard in general); the lower bound (bytes live at the busiest
+ * step) is reported next to the result so a bad packing would show.
  */
 #include "mem_plan.h"
 
@@ -242,27 +244,84 @@ static int64_t best_fit(CgMemPlan *p, int i, const int *placed, int n_placed, in
     return best >= 0 ? best : cur;
 }
 
+static int64_t span(const CgBuffer *b)
+{
+    return (int64_t)(b->last - b->first + 1);
+}
+
+static int cmp_by_first(const void *pa, const void *pb)
+{
+    const CgBuffer *a = &sort_bufs[*(const int *)pa], *b = &sort_bufs[*(const int *)pb];
+    if (a->first != b->first)
+        return a->first < b->first ? -1 : 1;
+    return cmp_by_size(pa, pb);
+}
+
+static int cmp_by_area(const void *pa, const void *pb)
+{
+    const CgBuffer *a = &sort_bufs[*(const int *)pa], *b = &sort_bufs[*(const int *)pb];
+    int64_t x = a->size * span(a), y = b->size * span(b);
+    if (x != y)
+        return x > y ? -1 : 1;
+    return cmp_by_size(pa, pb);
+}
+
+static int cmp_by_span(const void *pa, const void *pb)
+{
+    const CgBuffer *a = &sort_bufs[*(const int *)pa], *b = &sort_bufs[*(const int *)pb];
+    if (span(a) != span(b))
+        return span(a) > span(b) ? -1 : 1;
+    return cmp_by_size(pa, pb);
+}
+
+/* Place the buffers of order[] in that order; returns the arena size. */
+static int64_t place_in_order(CgMemPlan *p, const int *order, int n, int *placed, int *tmp)
+{
+    int64_t top = 0;
+    for (int k = 0; k < n; k++) {
+        CgBuffer *b = &p->bufs[order[k]];
+        b->offset = b->size > 0 ? best_fit(p, order[k], placed, k, tmp) : 0;
+        if (b->offset + b->size > top)
+            top = b->offset + b->size;
+        placed[k] = order[k];
+    }
+    return top;
+}
+
+/* Greedy placement under a few orders (biggest first, earliest first,
+ * largest size x lifetime, longest lived); the smallest arena wins. Each
+ * is a known good heuristic on some graphs and none on all of them. */
 static void pack_arena(CgMemPlan *p)
 {
-    int *order = malloc(sizeof(int) * (size_t)(p->n_bufs + 1));
-    int *placed = malloc(sizeof(int) * (size_t)(p->n_bufs + 1));
-    int *tmp = malloc(sizeof(int) * (size_t)(p->n_bufs + 1));
-    int n = 0, n_placed = 0;
+    static int (*const orders[])(const void *, const void *) = {cmp_by_size, cmp_by_first, cmp_by_area,
+                                                                cmp_by_span};
+    size_t cap = (size_t)p->n_bufs + 1;
+    int *order = malloc(sizeof(int) * cap), *placed = malloc(sizeof(int) * cap);
+    int *tmp = malloc(sizeof(int) * cap);
+    int64_t *best = malloc(sizeof(int64_t) * cap);
+    int n = 0;
     for (int i = 0; i < p->n_bufs; i++)
         if (p->bufs[i].store == CG_STORE_ARENA)
             order[n++] = i;
     sort_bufs = p->bufs;
-    qsort(order, (size_t)n, sizeof *order, cmp_by_size);
-    for (int k = 0; k < n; k++) {
-        CgBuffer *b = &p->bufs[order[k]];
-        b->offset = b->size > 0 ? best_fit(p, order[k], placed, n_placed, tmp) : 0;
-        if (b->offset + b->size > p->arena_bytes)
-            p->arena_bytes = b->offset + b->size;
-        placed[n_placed++] = order[k];
+    p->arena_bytes = -1;
+    for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+        qsort(order, (size_t)n, sizeof *order, orders[o]);
+        int64_t top = place_in_order(p, order, n, placed, tmp);
+        if (p->arena_bytes < 0 || top < p->arena_bytes) {
+            p->arena_bytes = top;
+            for (int k = 0; k < n; k++)
+                best[order[k]] = p->bufs[order[k]].offset;
+        }
     }
+    for (int k = 0; k < n; k++)
+        p->bufs[order[k]].offset = best[order[k]];
+    if (p->arena_bytes < 0)
+        p->arena_bytes = 0;
     free(order);
     free(placed);
     free(tmp);
+    free(best);
 }
 
 static void live_bound(CgMemPlan *p)
