@@ -39,11 +39,16 @@ extern "C" {
 
 #define O2H_RQ_MAX_SHIFT 63
 
-/* floor(v / 2^sh) for any int64 v: an arithmetic right shift written so
- * that it does not depend on how the compiler shifts negative numbers. */
+/* floor(v / 2^sh) for any int64 v and sh in [0, 63]: an arithmetic right
+ * shift written in unsigned arithmetic (offset by 2^63, which 2^sh
+ * divides), so it neither depends on how a compiler shifts negative
+ * numbers nor branches (it vectorizes). */
 static inline int64_t o2h_floor_shift(int64_t v, int sh)
 {
-    return v < 0 ? ~(~v >> sh) : v >> sh;
+    const uint64_t off = (uint64_t)1 << 63;
+    if (sh == 0)
+        return v;
+    return (int64_t)(((uint64_t)v + off) >> sh) - (int64_t)(off >> sh);
 }
 
 /* rq for |v| < 2^31 (the int8 path: int32 accumulators and the element-wise

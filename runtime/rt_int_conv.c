@@ -14,10 +14,45 @@
 #include "o2h_rt_int.h"
 
 #include <string.h>
-
-#define O2H_PTILE 256  /* output pixels per accumulator tile */
+#if defined(__GNUC__) && !defined(O2H_NO_VEC) && (defined(__AVX2__) || defined(__AVX512F__))
+#include <immintrin.h>
+#endif
 
 /* ------------------------------------------------ requantize a tile */
+
+#if defined(__AVX2__) && !defined(O2H_NO_VEC)
+/* 8 outputs per step, the exact rule in 64-bit lanes: p = acc * M (signed
+ * 32x32 -> 64), u = p + 2^(sh-1) + 2^63 (no wrap: |p| < 2^62), y = (u >>
+ * sh) - 2^(63-sh) + zero, clamped. Returns how many outputs it wrote. */
+static int o2h_requant_avx2(const int32_t *acc, int n, int32_t m, int sh, int32_t z, int32_t lo, int32_t hi,
+                            int8_t *y)
+{
+    const uint64_t off = (uint64_t)1 << 63;
+    const __m256i vm = _mm256_set1_epi64x(m);
+    const __m256i add = _mm256_set1_epi64x((long long)(off | ((uint64_t)1 << (sh - 1))));
+    const __m256i sub = _mm256_set1_epi64x((long long)(off >> sh) - z);
+    const __m256i vlo = _mm256_set1_epi64x(lo), vhi = _mm256_set1_epi64x(hi);
+    const __m256i low32 = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    const __m128i cnt = _mm_cvtsi32_si128(sh);
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(acc + i));
+        __m256i q[2] = {_mm256_cvtepi32_epi64(_mm256_castsi256_si128(a)),
+                        _mm256_cvtepi32_epi64(_mm256_extracti128_si256(a, 1))};
+        __m128i h[2];
+        for (int k = 0; k < 2; k++) {
+            __m256i v = _mm256_add_epi64(_mm256_mul_epi32(q[k], vm), add);
+            v = _mm256_sub_epi64(_mm256_srl_epi64(v, cnt), sub);
+            v = _mm256_blendv_epi8(v, vlo, _mm256_cmpgt_epi64(vlo, v));
+            v = _mm256_blendv_epi8(v, vhi, _mm256_cmpgt_epi64(v, vhi));
+            h[k] = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(v, low32));
+        }
+        __m128i w16 = _mm_packs_epi32(h[0], h[1]);
+        _mm_storel_epi64((__m128i *)(void *)(y + i), _mm_packs_epi16(w16, w16));
+    }
+    return i;
+}
+#endif
 
 static void o2h_requant_row(const int32_t *acc, int n, const O2hRequant *rq, int ch, int8_t *y)
 {
@@ -29,8 +64,12 @@ static void o2h_requant_row(const int32_t *acc, int n, const O2hRequant *rq, int
             y[j] = (int8_t)o2h_clamp32(z + (int64_t)acc[j] * m, lo, hi);
         return;
     }
+    int j = 0;
+#if defined(__AVX2__) && !defined(O2H_NO_VEC)
+    j = o2h_requant_avx2(acc, n, m, sh, z, lo, hi, y);
+#endif
     int64_t half = (int64_t)1 << (sh - 1);
-    for (int j = 0; j < n; j++) {
+    for (; j < n; j++) {
         int64_t v = o2h_floor_shift((int64_t)acc[j] * m + half, sh) + z;
         y[j] = (int8_t)(v < lo ? lo : v > hi ? hi : v);
     }
@@ -48,62 +87,144 @@ typedef struct {
     int ch0;                 /* channel index of row 0 (for per-channel rq) */
     int8_t *y;               /* [F][ldy] */
     int64_t ldy;
+    int8_t *tail;            /* K * O2H_VT bytes of scratch for a partial tile (VT <= O2H_TAIL_MAX) */
 } O2hPanel;
 
-static void o2h_panel4(const O2hPanel *q, int f, int p0, int np)
+/* Bytes per reduction step of the partial-tile block: the scratch size
+ * must not depend on the instruction set the program is built for. */
+#define O2H_TAIL_MAX 64
+
+#if defined(__GNUC__) && !defined(O2H_NO_VEC)
+/* Vector path: 4 channels x O2H_VT pixels of int32 accumulators live in
+ * registers for the whole reduction (GCC/clang vector extensions, as wide
+ * as the target's registers). */
+#if defined(__AVX512F__)
+#define O2H_IVL 16
+#elif defined(__AVX__)
+#define O2H_IVL 8
+#else
+#define O2H_IVL 4
+#endif
+#define O2H_VT (2 * O2H_IVL)
+typedef int32_t o2h_vi __attribute__((vector_size(O2H_IVL * 4)));
+typedef int8_t o2h_vb __attribute__((vector_size(O2H_IVL)));
+
+/* O2H_IVL int8 -> int32 lanes: one sign-extending load where the ISA has it */
+#if defined(__AVX512F__)
+#define O2H_LD8(v, p) ((v) = (o2h_vi)_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p))))
+#elif defined(__AVX2__)
+#define O2H_LD8(v, p) ((v) = (o2h_vi)_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
+#else
+#define O2H_LD8(v, p)                                 \
+    do {                                              \
+        o2h_vb b_;                                    \
+        memcpy(&b_, (p), sizeof b_);                  \
+        (v) = __builtin_convertvector(b_, o2h_vi);    \
+    } while (0)
+#endif
+
+static void o2h_tile_out(const O2hPanel *q, int f, int rows, int p0, int np, const int32_t *acc)
 {
-    int32_t a0[O2H_PTILE], a1[O2H_PTILE], a2[O2H_PTILE], a3[O2H_PTILE];
-    const int8_t *w0 = q->w + (int64_t)f * q->K, *w1 = w0 + q->K, *w2 = w1 + q->K, *w3 = w2 + q->K;
-    for (int i = 0; i < np; i++) {
-        a0[i] = q->bias[f];
-        a1[i] = q->bias[f + 1];
-        a2[i] = q->bias[f + 2];
-        a3[i] = q->bias[f + 3];
-    }
-    for (int k = 0; k < q->K; k++) {
-        const int8_t *c = q->col + k * q->ldc + p0;
-        int16_t b0 = w0[k], b1 = w1[k], b2 = w2[k], b3 = w3[k];
-        for (int i = 0; i < np; i++) {
-            int16_t v = c[i];
-            a0[i] += (int16_t)(b0 * v);
-            a1[i] += (int16_t)(b1 * v);
-            a2[i] += (int16_t)(b2 * v);
-            a3[i] += (int16_t)(b3 * v);
-        }
-    }
-    int8_t *y = q->y + (int64_t)f * q->ldy + p0;
-    o2h_requant_row(a0, np, q->rq, q->ch0 + f, y);
-    o2h_requant_row(a1, np, q->rq, q->ch0 + f + 1, y + q->ldy);
-    o2h_requant_row(a2, np, q->rq, q->ch0 + f + 2, y + 2 * q->ldy);
-    o2h_requant_row(a3, np, q->rq, q->ch0 + f + 3, y + 3 * q->ldy);
+    for (int r = 0; r < rows; r++)
+        o2h_requant_row(acc + r * O2H_VT, np, q->rq, q->ch0 + f + r, q->y + (int64_t)(f + r) * q->ldy + p0);
 }
 
-static void o2h_panel1(const O2hPanel *q, int f, int p0, int np)
+static void o2h_tile4(const O2hPanel *q, const int8_t *col, int64_t ldc, int f, int p0, int np)
 {
-    int32_t a0[O2H_PTILE];
+    const int8_t *w0 = q->w + (int64_t)f * q->K, *w1 = w0 + q->K, *w2 = w1 + q->K, *w3 = w2 + q->K;
+    o2h_vi z = {0}, a0 = z + q->bias[f], a1 = a0, b0 = z + q->bias[f + 1], b1 = b0;
+    o2h_vi c0 = z + q->bias[f + 2], c1 = c0, d0 = z + q->bias[f + 3], d1 = d0;
+    for (int k = 0; k < q->K; k++) {
+        const int8_t *c = col + k * ldc;
+        o2h_vi x0, x1;
+        O2H_LD8(x0, c);
+        O2H_LD8(x1, c + O2H_IVL);
+        int32_t u = w0[k], v = w1[k], s = w2[k], t = w3[k];
+        a0 += x0 * u, a1 += x1 * u;
+        b0 += x0 * v, b1 += x1 * v;
+        c0 += x0 * s, c1 += x1 * s;
+        d0 += x0 * t, d1 += x1 * t;
+    }
+    int32_t acc[4 * O2H_VT];
+    size_t vb = sizeof(o2h_vi);
+    memcpy(acc, &a0, vb), memcpy(acc + O2H_IVL, &a1, vb);
+    memcpy(acc + O2H_VT, &b0, vb), memcpy(acc + O2H_VT + O2H_IVL, &b1, vb);
+    memcpy(acc + 2 * O2H_VT, &c0, vb), memcpy(acc + 2 * O2H_VT + O2H_IVL, &c1, vb);
+    memcpy(acc + 3 * O2H_VT, &d0, vb), memcpy(acc + 3 * O2H_VT + O2H_IVL, &d1, vb);
+    o2h_tile_out(q, f, 4, p0, np, acc);
+}
+
+static void o2h_tile1(const O2hPanel *q, const int8_t *col, int64_t ldc, int f, int p0, int np)
+{
     const int8_t *w0 = q->w + (int64_t)f * q->K;
-    for (int i = 0; i < np; i++)
-        a0[i] = q->bias[f];
+    o2h_vi z = {0}, a0 = z + q->bias[f], a1 = a0;
+    for (int k = 0; k < q->K; k++) {
+        const int8_t *c = col + k * ldc;
+        o2h_vi x0, x1;
+        O2H_LD8(x0, c);
+        O2H_LD8(x1, c + O2H_IVL);
+        int32_t u = w0[k];
+        a0 += x0 * u, a1 += x1 * u;
+    }
+    int32_t acc[O2H_VT];
+    memcpy(acc, &a0, sizeof(o2h_vi)), memcpy(acc + O2H_IVL, &a1, sizeof(o2h_vi));
+    o2h_tile_out(q, f, 1, p0, np, acc);
+}
+
+/* a last partial tile is copied to a zero-padded K x O2H_VT block */
+static void o2h_panel(const O2hPanel *q)
+{
+    for (int p0 = 0; p0 < q->P; p0 += O2H_VT) {
+        int np = q->P - p0 < O2H_VT ? q->P - p0 : O2H_VT;
+        const int8_t *col = q->col + p0;
+        int64_t ldc = q->ldc;
+        if (np < O2H_VT) {
+            for (int k = 0; k < q->K; k++) {
+                memcpy(q->tail + (int64_t)k * O2H_VT, q->col + k * q->ldc + p0, (size_t)np);
+                memset(q->tail + (int64_t)k * O2H_VT + np, 0, (size_t)(O2H_VT - np));
+            }
+            col = q->tail;
+            ldc = O2H_VT;
+        }
+        int f = 0;
+        for (; f + 4 <= q->F; f += 4)
+            o2h_tile4(q, col, ldc, f, p0, np);
+        for (; f < q->F; f++)
+            o2h_tile1(q, col, ldc, f, p0, np);
+    }
+}
+#else
+/* Plain C: the same sums over tiles of output pixels, accumulators in
+ * memory; compilers vectorize the inner loops. */
+#define O2H_VT 256
+
+static void o2h_panel_rows(const O2hPanel *q, int f, int rows, int p0, int np)
+{
+    int32_t acc[4][O2H_VT];
+    for (int r = 0; r < rows; r++)
+        for (int i = 0; i < np; i++)
+            acc[r][i] = q->bias[f + r];
     for (int k = 0; k < q->K; k++) {
         const int8_t *c = q->col + k * q->ldc + p0;
-        int16_t b0 = w0[k];
-        for (int i = 0; i < np; i++)
-            a0[i] += (int16_t)(b0 * (int16_t)c[i]);
+        for (int r = 0; r < rows; r++) {
+            int16_t b = q->w[(int64_t)(f + r) * q->K + k];
+            for (int i = 0; i < np; i++)
+                acc[r][i] += (int16_t)(b * (int16_t)c[i]);
+        }
     }
-    o2h_requant_row(a0, np, q->rq, q->ch0 + f, q->y + (int64_t)f * q->ldy + p0);
+    for (int r = 0; r < rows; r++)
+        o2h_requant_row(acc[r], np, q->rq, q->ch0 + f + r, q->y + (int64_t)(f + r) * q->ldy + p0);
 }
 
 static void o2h_panel(const O2hPanel *q)
 {
-    for (int p0 = 0; p0 < q->P; p0 += O2H_PTILE) {
-        int np = q->P - p0 < O2H_PTILE ? q->P - p0 : O2H_PTILE;
-        int f = 0;
-        for (; f + 4 <= q->F; f += 4)
-            o2h_panel4(q, f, p0, np);
-        for (; f < q->F; f++)
-            o2h_panel1(q, f, p0, np);
+    for (int p0 = 0; p0 < q->P; p0 += O2H_VT) {
+        int np = q->P - p0 < O2H_VT ? q->P - p0 : O2H_VT;
+        for (int f = 0; f < q->F; f += 4)
+            o2h_panel_rows(q, f, q->F - f < 4 ? q->F - f : 4, p0, np);
     }
 }
+#endif
 
 /* ------------------------------------------------ conv geometry */
 
@@ -115,21 +236,28 @@ static int o2h_is_pointwise(const O2hConv2d *p)
 
 static int o2h_is_depthwise(const O2hConv2d *p)
 {
-    return p->G == p->C && p->F == p->C && p->G > 1;
+    return p->G == p->C && p->F == p->C && p->G > 1 && p->KH * p->KW <= 64;
 }
 
+/* bytes of the phase-split padded plane (depthwise) */
 static size_t o2h_padded_plane(const O2hConv2d *p)
 {
-    return (size_t)(p->H + p->PT + p->PB) * (size_t)(p->W + p->PL + p->PR);
+    size_t wq = (size_t)(p->W + p->PL + p->PR + p->SW - 1) / (size_t)p->SW;
+    return (size_t)p->SW * (size_t)(p->H + p->PT + p->PB) * wq;
+}
+
+/* im2col panel (not for pointwise) + the partial-tile block */
+static size_t o2h_panel_bytes(const O2hConv2d *p)
+{
+    size_t K = (size_t)(p->C / p->G) * p->KH * p->KW;
+    return o2h_is_pointwise(p) ? 0 : (K * (size_t)p->HO * p->WO + 63) & ~(size_t)63;
 }
 
 size_t o2h_conv2d_s8_scratch(const O2hConv2d *p)
 {
-    if (o2h_is_pointwise(p))
-        return 0;
-    if (o2h_is_depthwise(p))
-        return o2h_padded_plane(p) + 64 + (size_t)p->WO * 4;
-    return (size_t)(p->C / p->G) * p->KH * p->KW * (size_t)p->HO * p->WO;
+    if (o2h_is_depthwise(p))  /* phase planes, accumulators, each with slack */
+        return ((o2h_padded_plane(p) + 64 + 63) & ~(size_t)63) + (size_t)p->HO * p->WO * 4 + 64;
+    return o2h_panel_bytes(p) + (size_t)(p->C / p->G) * p->KH * p->KW * O2H_TAIL_MAX;
 }
 
 /* col[(c*KH + kh)*KW + kw][oh*WO + ow] for the channels of one group. */
@@ -159,45 +287,104 @@ static void o2h_im2col_s8(const O2hConv2d *p, const int8_t *x, int cg, int8_t ze
 
 /* ------------------------------------------------ depthwise */
 
+/* The padded plane split by column phase: phase r holds columns
+ * j*SW + r, so every tap reads a unit-stride run whatever the stride. */
+typedef struct {
+    int Hp, Wp, Wq;          /* padded size, columns per phase */
+    int8_t *pad;             /* [SW][Hp][Wq] */
+} O2hDwPlane;
+
+static void o2h_dw_fill(const O2hConv2d *p, const int8_t *x, int8_t zero, O2hDwPlane *d)
+{
+    int SW = p->SW, W = p->W, PL = p->PL, Wq = d->Wq;
+    memset(d->pad, zero, (size_t)SW * d->Hp * Wq);
+    for (int r = 0; r < SW; r++) {
+        /* columns j of phase r read input column j*SW + r - PL */
+        int j0 = (PL - r + SW - 1) / SW, j1 = (W + PL - r + SW - 1) / SW;
+        j0 = j0 < 0 ? 0 : j0;
+        j1 = j1 > Wq ? Wq : j1;
+        for (int h = 0; h < p->H; h++) {
+            const int8_t *src = x + (int64_t)h * W;
+            int8_t *dst = d->pad + ((int64_t)r * d->Hp + h + p->PT) * Wq;
+            if (SW == 1)
+                memcpy(dst + j0, src + j0 - PL, (size_t)(j1 - j0));
+            else if (SW == 2)
+                for (int j = j0; j < j1; j++)
+                    dst[j] = src[2 * j + r - PL];
+            else
+                for (int j = j0; j < j1; j++)
+                    dst[j] = src[j * SW + r - PL];
+        }
+    }
+}
+
+/* One output row: acc[ow] = bias + sum over taps w * src_tap[ow], for
+ * ow < WO rounded up to a multiple of O2H_DW_ROUND (the extra lanes spill
+ * into the next row, initialized after, or into the scratch slack). */
+#define O2H_DW_ROUND 16
+#define O2H_DW_TAPS 64       /* kernels up to 8x8 keep tap pointers on the stack */
+
+#ifdef O2H_IVL
+static void o2h_dw_row(int32_t *acc, const int8_t *const *src, const int8_t *w, int taps, int32_t bias, int n)
+{
+    for (int i = 0; i < n; i += O2H_IVL) {
+        o2h_vi z = {0}, v = z + bias;
+        for (int t = 0; t < taps; t++) {
+            o2h_vi x;
+            O2H_LD8(x, src[t] + i);
+            v += x * (int32_t)w[t];
+        }
+        memcpy(acc + i, &v, sizeof v);
+    }
+}
+#else
+static void o2h_dw_row(int32_t *restrict acc, const int8_t *const *src, const int8_t *w, int taps, int32_t bias,
+                       int n)
+{
+    for (int i = 0; i < n; i++)
+        acc[i] = bias;
+    for (int t = 0; t < taps; t++) {
+        const int8_t *restrict s = src[t];
+        int16_t wv = w[t];
+        for (int i = 0; i < n; i++)
+            acc[i] += (int16_t)(wv * (int16_t)s[i]);
+    }
+}
+#endif
+
 static void o2h_dw_plane(const O2hConv2d *p, const int8_t *x, const int8_t *w, int32_t bias,
-                         const O2hRequant *rq, int ch, int8_t zero, int8_t *y, int8_t *pad,
+                         const O2hRequant *rq, int ch, int8_t zero, int8_t *y, O2hDwPlane *d,
                          int32_t *acc)
 {
-    int Wp = p->W + p->PL + p->PR, Hp = p->H + p->PT + p->PB;
-    memset(pad, zero, (size_t)Hp * Wp);
-    for (int h = 0; h < p->H; h++)
-        memcpy(pad + (int64_t)(h + p->PT) * Wp + p->PL, x + (int64_t)h * p->W, (size_t)p->W);
-    for (int oh = 0; oh < p->HO; oh++) {
-        for (int ow = 0; ow < p->WO; ow++)
-            acc[ow] = bias;
-        for (int kh = 0; kh < p->KH; kh++) {
-            const int8_t *row = pad + (int64_t)(oh * p->SH + kh * p->DH) * Wp;
-            for (int kw = 0; kw < p->KW; kw++) {
-                int16_t wv = w[kh * p->KW + kw];
-                const int8_t *src = row + kw * p->DW;
-                if (p->SW == 1)
-                    for (int ow = 0; ow < p->WO; ow++)
-                        acc[ow] += (int16_t)(wv * (int16_t)src[ow]);
-                else
-                    for (int ow = 0; ow < p->WO; ow++)
-                        acc[ow] += (int16_t)(wv * (int16_t)src[ow * p->SW]);
+    o2h_dw_fill(p, x, zero, d);
+    int HO = p->HO, WO = p->WO, KH = p->KH, KW = p->KW, SW = p->SW;
+    int n = (WO + O2H_DW_ROUND - 1) & ~(O2H_DW_ROUND - 1);
+    const int8_t *src[O2H_DW_TAPS];
+    for (int oh = 0; oh < HO; oh++) {
+        int taps = 0;
+        for (int kh = 0; kh < KH; kh++) {
+            int ih = oh * p->SH + kh * p->DH;
+            for (int kw = 0; kw < KW; kw++) {
+                int c = kw * p->DW;
+                src[taps++] = d->pad + ((int64_t)(c % SW) * d->Hp + ih) * d->Wq + c / SW;
             }
         }
-        o2h_requant_row(acc, p->WO, rq, ch, y + (int64_t)oh * p->WO);
+        o2h_dw_row(acc + (int64_t)oh * WO, src, w, taps, bias, n);
     }
+    o2h_requant_row(acc, HO * WO, rq, ch, y);
 }
 
 static void o2h_conv_dw_s8(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,
                            const int8_t *w, const int32_t *bias, int8_t *y, void *scratch)
 {
-    int8_t *pad = scratch;
-    int32_t *acc = (int32_t *)(void *)((char *)scratch + ((o2h_padded_plane(p) + 63) & ~(size_t)63));
+    O2hDwPlane d = {p->H + p->PT + p->PB, p->W + p->PL + p->PR, 0, scratch};
+    d.Wq = (d.Wp + p->SW - 1) / p->SW;
+    int32_t *acc = (int32_t *)(void *)((char *)scratch + ((o2h_padded_plane(p) + 64 + 63) & ~(size_t)63));
     int64_t hw = (int64_t)p->H * p->W, hwo = (int64_t)p->HO * p->WO, kk = (int64_t)p->KH * p->KW;
     for (int n = 0; n < p->N; n++)
         for (int c = 0; c < p->C; c++) {
             int64_t plane = (int64_t)n * p->C + c;
-            o2h_dw_plane(p, x + plane * hw, w + c * kk, bias[c], rq, c, (int8_t)x_zero,
-                         y + plane * hwo, pad, acc);
+            o2h_dw_plane(p, x + plane * hw, w + c * kk, bias[c], rq, c, (int8_t)x_zero, y + plane * hwo, &d, acc);
         }
 }
 
@@ -221,7 +408,8 @@ void o2h_conv2d_s8(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, con
                 o2h_im2col_s8(p, xg, cg, (int8_t)x_zero, scratch);
             O2hPanel q = {fg, K, (int)P, w + (int64_t)g * fg * K, pw ? xg : (const int8_t *)scratch, P,
                           bias + (int64_t)g * fg, rq, g * fg,
-                          y + ((int64_t)n * p->F + (int64_t)g * fg) * P, P};
+                          y + ((int64_t)n * p->F + (int64_t)g * fg) * P, P,
+                          (int8_t *)scratch + o2h_panel_bytes(p)};
             o2h_panel(&q);
         }
 }

@@ -38,26 +38,24 @@ int64_t o2h_rq64(int64_t v, int32_t m, int sh)
 
 /* ------------------------------------------------ float boundaries */
 
-/* Round half to even, independent of the FPU rounding mode. */
-static float o2h_round_even(float v)
-{
-    float r = floorf(v), d = v - r;
-    if (d > 0.5f || (d == 0.5f && fmodf(r, 2.0f) != 0.0f))
-        r += 1.0f;
-    return r;
-}
-
+/* clamp(round_half_even(x / scale) + zero, lo, hi) without depending on
+ * the FPU rounding mode: the quotient is clamped first (so the conversion
+ * is defined), truncated, floored, then rounded from the remainder.
+ * Written with selects only, so that compilers vectorize it. */
 static int32_t o2h_quantize_one(float x, float scale, int32_t zero, int32_t lo, int32_t hi)
 {
+    float top = (float)(hi - zero) + 1.0f, bot = (float)(lo - zero) - 1.0f;
     float v = x / scale;
-    if (v != v)
-        return o2h_clamp32(zero, lo, hi);
-    double r = (double)o2h_round_even(v) + zero;  /* exact: |r| < 2^24 matters only */
-    if (r < lo)
-        return lo;
-    if (r > hi)
-        return hi;
-    return (int32_t)r;
+    v = v == v ? v : 0.0f;  /* NaN -> the zero point */
+    v = v < top ? v : top;
+    v = v > bot ? v : bot;
+    int32_t r = (int32_t)v;
+    r -= (float)r > v;      /* floor */
+    float d = v - (float)r;
+    int32_t odd = r & 1;
+    r += d > 0.5f ? 1 : d == 0.5f ? odd : 0;
+    r += zero;
+    return r < lo ? lo : r > hi ? hi : r;
 }
 
 void o2h_quantize_f32_s8(const float *x, int8_t *y, size_t n, float scale, int32_t zero,

@@ -25,7 +25,7 @@ static uint64_t rnd(void)
 }
 static int32_t rnd_in(int32_t lo, int32_t hi)
 {
-    return lo + (int32_t)(rnd() % (uint64_t)(hi - lo + 1));
+    return (int32_t)(lo + (int64_t)(rnd() % (uint64_t)((int64_t)hi - lo + 1)));
 }
 
 /* floor((v*m + 2^(sh-1)) / 2^sh) in 128-bit arithmetic */
@@ -350,6 +350,36 @@ static void test_conv(void)
     }
 }
 
+/* requantization of whole rows (the vector paths) over every shift, large
+ * accumulators and multipliers: a 1x1 conv of one input channel */
+static void test_requant_rows(void)
+{
+    enum { F = 72, H = 5, W = 9 };
+    O2hConv2d p = {.N = 1, .C = 1, .H = H, .W = W, .F = F, .HO = H, .WO = W, .KH = 1, .KW = 1, .SH = 1,
+                   .SW = 1, .DH = 1, .DW = 1, .G = 1};
+    int8_t x[H * W], w[F], y[F * H * W];
+    int32_t bias[F], mult[F];
+    uint8_t shift[F];
+    for (int i = 0; i < H * W; i++)
+        x[i] = (int8_t)rnd_in(-128, 127);
+    for (int f = 0; f < F; f++) {
+        w[f] = (int8_t)rnd_in(-127, 127);
+        bias[f] = rnd_in(-(1 << 30), 1 << 30);
+        shift[f] = (uint8_t)(f % 64);
+        mult[f] = shift[f] == 0 ? rnd_in(0, 3) : (int32_t)(rnd() & 0x7fffffff);
+        if (f % 5 == 0)
+            mult[f] = INT32_MAX;
+    }
+    O2hRequant rq = {F, mult, shift, -7, -128, 127};
+    char scratch[4096];
+    o2h_conv2d_s8(&p, 0, &rq, x, w, bias, y, scratch);
+    int bad = 0;
+    for (int f = 0; f < F; f++)
+        for (int i = 0; i < H * W; i++)
+            bad += y[f * H * W + i] != ref_out((int64_t)bias[f] + x[i] * w[f], mult[f], shift[f], -7, -128, 127);
+    CHECK_EQ_INT(bad, 0);
+}
+
 /* ------------------------------------------------ fc and pools */
 
 static void test_fc(void)
@@ -505,6 +535,7 @@ int main(void)
     test_boundaries();
     test_eltwise();
     test_conv();
+    test_requant_rows();
     test_fc();
     test_pools();
     return check_done();

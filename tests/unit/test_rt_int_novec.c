@@ -1,0 +1,10 @@
+/* test_rt_int_novec.c - the integer kernels' plain-C path (O2H_NO_VEC, as
+ * built by compilers without vector extensions) against the same
+ * references as test_rt_int.c: both paths must give identical results. */
+#define O2H_NO_VEC 1
+#include "../../runtime/rt_int_conv.c"
+#include "../../runtime/rt_int_core.c"
+#include "../../runtime/rt_int_pool.c"
+#include "../../runtime/rt_int_wide.c"
+
+#include "test_rt_int.c"
