@@ -43,18 +43,26 @@ static int o2h_im2col_cols(const O2hConv2d *p)
     return nc < nmax ? nc : nmax;
 }
 
-/* Depthwise padded plane geometry: SW phases of rows x cols floats. */
+/* Depthwise buffer geometry. The zero-padded input plane is split into
+ * SH x SW stride phases; phase (a,b) holds padded pixel (i*SH+a, j*SW+b) at
+ * [i][j] in an hq x wq grid, followed by `slack` floats. Every tap of every
+ * output (oh, ow) then reads phase ((kh*DH)%SH, (kw*DW)%SW) at
+ * [oh + kh*DH/SH][ow + kw*DW/SW], so one flat vector loop over oh*wq + ow
+ * covers the whole output plane with contiguous loads; columns ow >= WO are
+ * computed and dropped. */
 typedef struct {
-    int rows, cols;
+    int hq, wq;
+    size_t phase;   /* floats per phase including slack */
+    size_t flat;    /* floats of the flat output buffer */
 } O2hDwPlane;
 
 static O2hDwPlane o2h_dw_plane(const O2hConv2d *p)
 {
-    int wov = (p->WO + O2H_VL - 1) / O2H_VL * O2H_VL;
-    int wneed = (wov - 1) * p->SW + (p->KW - 1) * p->DW + 1;
     O2hDwPlane d;
-    d.rows = (p->HO - 1) * p->SH + (p->KH - 1) * p->DH + 1;
-    d.cols = (wneed + p->SW - 1) / p->SW + 1;
+    d.hq = p->HO + (p->KH - 1) * p->DH / p->SH;
+    d.wq = p->WO + (p->KW - 1) * p->DW / p->SW;
+    d.phase = (size_t)d.hq * d.wq + (size_t)d.wq + 2 * O2H_VL;
+    d.flat = ((size_t)p->HO * d.wq + O2H_VL - 1) / O2H_VL * O2H_VL + O2H_VL;
     return d;
 }
 
@@ -81,7 +89,7 @@ size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
     switch (o2h_conv_path(p)) {
     case O2H_CONV_DEPTHWISE: {
         O2hDwPlane d = o2h_dw_plane(p);
-        return (size_t)p->SW * d.rows * d.cols + (size_t)O2H_VL;
+        return (size_t)p->SH * p->SW * d.phase + d.flat;
     }
     case O2H_CONV_IM2COL:
         s = (size_t)o2h_conv_k(p) * o2h_im2col_cols(p);
@@ -167,159 +175,213 @@ static void o2h_conv_gemm(const O2hConv2d *p, const float *x, const float *w, co
 
 /* ------------------------------------------------------------ depthwise */
 
-/* Copy input plane xc into the padded, phase-split buffer. */
-static void o2h_dw_fill(const O2hConv2d *p, O2hDwPlane d, const float *xc, float *buf)
+static int o2h_cdiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+/* Split one input row of W floats by column parity: ev[k] = x[2k] for
+ * k < ne, od[k] = x[2k+1] for k < no. */
+static void o2h_deinterleave2(const float *x, float *ev, int ne, float *od, int no)
 {
-    for (int s = 0; s < p->SW; s++)
-        for (int r = 0; r < d.rows; r++) {
-            float *row = buf + ((size_t)s * d.rows + r) * d.cols;
-            int ih = r - p->PT;
-            if (ih < 0 || ih >= p->H) {
-                memset(row, 0, (size_t)d.cols * sizeof *row);
+    int k = 0;
+#if O2H_VEC
+    int nb = ne < no ? ne : no;
+    for (; k + O2H_VL <= nb; k += O2H_VL) {
+        o2h_vf a = o2h_vload(x + 2 * k), b = o2h_vload(x + 2 * k + O2H_VL);
+        o2h_vstore(ev + k, O2H_VEVEN(a, b));
+        o2h_vstore(od + k, O2H_VODD(a, b));
+    }
+#endif
+    for (int j = k; j < ne; j++)
+        ev[j] = x[2 * j];
+    for (int j = k; j < no; j++)
+        od[j] = x[2 * j + 1];
+}
+
+/* Stride-2 fill: each input row feeds the two column phases at once. */
+static void o2h_dw_fill_s2(const O2hConv2d *p, O2hDwPlane d, const float *xc, float *buf)
+{
+    int be = p->PL % 2, bo = 1 - be;
+    int offe = (p->PL - be) / 2, offo = (p->PL - bo + 1) / 2;
+    int ne = (p->W + 1) / 2, no = p->W / 2;
+    int ke = offe < 0 ? -offe : 0, ko = offo < 0 ? -offo : 0;
+    ne = ne < d.wq - offe ? ne : d.wq - offe;
+    no = no < d.wq - offo ? no : d.wq - offo;
+    for (int a = 0; a < p->SH; a++) {
+        float *phe = buf + (size_t)(a * 2 + be) * d.phase;
+        float *pho = buf + (size_t)(a * 2 + bo) * d.phase;
+        int i0 = o2h_cdiv(p->PT - a, p->SH), i1 = o2h_cdiv(p->H + p->PT - a, p->SH);
+        i0 = i0 < 0 ? 0 : i0;
+        i1 = i1 > d.hq ? d.hq : i1;
+        for (int i = i0; i < i1; i++) {
+            const float *xr = xc + (size_t)(i * p->SH + a - p->PT) * p->W;
+            float *re = phe + (size_t)i * d.wq + offe, *ro = pho + (size_t)i * d.wq + offo;
+            if (ke == 0 && ko == 0) {
+                o2h_deinterleave2(xr, re, ne, ro, no);
                 continue;
             }
-            const float *xr = xc + (size_t)ih * p->W;
-            for (int j = 0; j < d.cols; j++) {
-                int iw = j * p->SW + s - p->PL;
-                row[j] = iw >= 0 && iw < p->W ? xr[iw] : 0.0f;
-            }
-        }
-}
-
-#if O2H_VEC
-/* One output row of one depthwise channel, KH x KW taps, vectors along WO.
- * rows[kh*KW + kw] points at the tap's first input for ow = 0. */
-O2H_INLINE void o2h_dw_row_vec(int ntap, const float *const *taps, const float *wt, float b,
-                               const float *res, int wo, const O2hEpilogue *e, float *out)
-{
-    O2hActKind act = e ? e->act : O2H_ACT_NONE;
-    o2h_vf lo = o2h_vset1(act == O2H_ACT_CLIP ? e->alpha : 0.0f);
-    o2h_vf hi = o2h_vset1(act == O2H_ACT_CLIP ? e->beta : 0.0f);
-    for (int ow = 0; ow < wo; ow += O2H_VL) {
-        o2h_vf acc = o2h_vset1(b);
-        for (int t = 0; t < ntap; t++)
-            acc += wt[t] * o2h_vload(taps[t] + ow);
-        if (res && ow + O2H_VL <= wo) {
-            acc += o2h_vload(res + ow);
-        } else if (res) {
-            float tmp[O2H_VL] = {0};
-            memcpy(tmp, res + ow, (size_t)(wo - ow) * sizeof(float));
-            acc += o2h_vload(tmp);
-        }
-        if (act == O2H_ACT_RELU)
-            acc = o2h_vmax(acc, (o2h_vf){0});
-        else if (act == O2H_ACT_CLIP)
-            acc = o2h_vmin(o2h_vmax(acc, lo), hi);
-        if (ow + O2H_VL <= wo) {
-            o2h_vstore(out + ow, acc);
-        } else {
-            float tmp[O2H_VL];
-            o2h_vstore(tmp, acc);
-            memcpy(out + ow, tmp, (size_t)(wo - ow) * sizeof(float));
+            for (int k = ke; k < ne; k++)
+                re[k] = xr[2 * k];
+            for (int k = ko; k < no; k++)
+                ro[k] = xr[2 * k + 1];
         }
     }
 }
 
-static void o2h_dw_row(int ntap, const float *const *taps, const float *wt, float b,
-                       const float *res, int wo, const O2hEpilogue *e, float *out)
+/* Copy input plane xc into the phase-split buffer. Only the positions
+ * that hold input pixels are written: the pads and the slack were zeroed
+ * once per call and are the same for every channel. */
+static void o2h_dw_fill(const O2hConv2d *p, O2hDwPlane d, const float *xc, float *buf)
+{
+    if (p->SW == 2) {
+        o2h_dw_fill_s2(p, d, xc, buf);
+        return;
+    }
+    for (int a = 0; a < p->SH; a++)
+        for (int b = 0; b < p->SW; b++) {
+            float *ph = buf + (size_t)(a * p->SW + b) * d.phase;
+            int j0 = o2h_cdiv(p->PL - b, p->SW), j1 = o2h_cdiv(p->W + p->PL - b, p->SW);
+            int i0 = o2h_cdiv(p->PT - a, p->SH), i1 = o2h_cdiv(p->H + p->PT - a, p->SH);
+            j0 = j0 < 0 ? 0 : j0;
+            j1 = j1 > d.wq ? d.wq : j1;
+            i0 = i0 < 0 ? 0 : i0;
+            i1 = i1 > d.hq ? d.hq : i1;
+            int len = j1 - j0;
+            if (len <= 0)
+                continue;
+            for (int i = i0; i < i1; i++) {
+                float *row = ph + (size_t)i * d.wq + j0;
+                const float *xr = xc + (size_t)(i * p->SH + a - p->PT) * p->W +
+                                  (j0 * p->SW + b - p->PL);
+                if (p->SW == 1)
+                    memcpy(row, xr, (size_t)len * sizeof *row);
+                else if (p->SW == 2)
+                    for (int j = 0; j < len; j++)
+                        row[j] = xr[2 * j];
+                else
+                    for (int j = 0; j < len; j++)
+                        row[j] = xr[j * p->SW];
+            }
+        }
+}
+
+/* Offset of tap (kh, kw) into the buffer, relative to the flat output index. */
+static size_t o2h_dw_tap(const O2hConv2d *p, O2hDwPlane d, int kh, int kw)
+{
+    int qh = kh * p->DH, qw = kw * p->DW;
+    size_t phase = (size_t)((qh % p->SH) * p->SW + qw % p->SW);
+    return phase * d.phase + (size_t)(qh / p->SH) * d.wq + (size_t)(qw / p->SW);
+}
+
+#if O2H_VEC
+/* flat[i] = b + sum_t w[t] * buf[off[t] + i] for i < n (n a multiple of VL),
+ * two vectors per step for independent FMA chains. */
+O2H_INLINE void o2h_dw_flat_vec(int ntap, const float *buf, const size_t *off, const float *w,
+                                float b, size_t n, float *flat)
+{
+    const float *base[32];
+    o2h_vf wv[32];
+    for (int t = 0; t < ntap; t++) {
+        base[t] = buf + off[t];
+        wv[t] = o2h_vset1(w[t]);
+    }
+    size_t i = 0;
+    for (; i + 2 * O2H_VL <= n; i += 2 * O2H_VL) {
+        o2h_vf a0 = o2h_vset1(b), a1 = a0;
+        for (int t = 0; t < ntap; t++) {
+            a0 += wv[t] * o2h_vload(base[t] + i);
+            a1 += wv[t] * o2h_vload(base[t] + i + O2H_VL);
+        }
+        o2h_vstore(flat + i, a0);
+        o2h_vstore(flat + i + O2H_VL, a1);
+    }
+    for (; i < n; i += O2H_VL) {
+        o2h_vf a0 = o2h_vset1(b);
+        for (int t = 0; t < ntap; t++)
+            a0 += wv[t] * o2h_vload(base[t] + i);
+        o2h_vstore(flat + i, a0);
+    }
+}
+
+static void o2h_dw_flat(int ntap, const float *buf, const size_t *off, const float *w, float b,
+                        size_t n, float *flat)
 {
     if (ntap == 9)
-        o2h_dw_row_vec(9, taps, wt, b, res, wo, e, out);
+        o2h_dw_flat_vec(9, buf, off, w, b, n, flat);
     else if (ntap == 25)
-        o2h_dw_row_vec(25, taps, wt, b, res, wo, e, out);
+        o2h_dw_flat_vec(25, buf, off, w, b, n, flat);
     else
-        o2h_dw_row_vec(ntap, taps, wt, b, res, wo, e, out);
+        o2h_dw_flat_vec(ntap, buf, off, w, b, n, flat);
 }
+#define O2H_DW_REG_TAPS 32
 #else
-static void o2h_dw_row(int ntap, const float *const *taps, const float *wt, float b,
-                       const float *res, int wo, const O2hEpilogue *e, float *out)
+#define O2H_DW_REG_TAPS 0
+static void o2h_dw_flat(int ntap, const float *buf, const size_t *off, const float *w, float b,
+                        size_t n, float *flat)
 {
-    for (int ow = 0; ow < wo; ow++) {
-        float acc = b;
-        for (int t = 0; t < ntap; t++)
-            acc += wt[t] * taps[t][ow];
-        if (res)
-            acc += res[ow];
-        out[ow] = acc;
-    }
-    (void)e;
+    (void)ntap; (void)buf; (void)off; (void)w; (void)b; (void)n; (void)flat;
 }
 #endif
 
-static int o2h_act_inline(const O2hEpilogue *e)
+/* Tap-outer accumulation for filters with many taps (or no vectors). */
+static void o2h_dw_flat_big(const O2hConv2d *p, O2hDwPlane d, const float *buf, const float *w,
+                            float b, size_t n, float *flat)
 {
-#if O2H_VEC
-    return !e || e->act == O2H_ACT_NONE || e->act == O2H_ACT_RELU || e->act == O2H_ACT_CLIP;
-#else
-    return !e || e->act == O2H_ACT_NONE;
-#endif
+    for (size_t i = 0; i < n; i++)
+        flat[i] = b;
+    for (int kh = 0; kh < p->KH; kh++)
+        for (int kw = 0; kw < p->KW; kw++) {
+            const float *src = buf + o2h_dw_tap(p, d, kh, kw);
+            float wt = w[kh * p->KW + kw];
+            for (size_t i = 0; i < n; i++)
+                flat[i] += wt * src[i];
+        }
 }
 
-/* One output channel f reading the filled buffer of its input channel. */
-static void o2h_dw_channel(const O2hConv2d *p, O2hDwPlane d, const float *buf, const float *wf,
-                           float b, const float *res, const O2hEpilogue *e, int f, float *yf)
-{
-    enum { O2H_DW_MAX_TAPS = 64 };
-    const float *taps[O2H_DW_MAX_TAPS];
-    int ntap = p->KH * p->KW;
-    int inl = o2h_act_inline(e);
-    for (int oh = 0; oh < p->HO; oh++) {
-        int t = 0;
-        for (int kh = 0; kh < p->KH; kh++)
-            for (int kw = 0; kw < p->KW; kw++, t++) {
-                int q = kw * p->DW, s = q % p->SW;
-                int r = oh * p->SH + kh * p->DH;
-                taps[t] = buf + ((size_t)s * d.rows + r) * d.cols + q / p->SW;
-            }
-        float *out = yf + (size_t)oh * p->WO;
-        const float *rr = res ? res + (size_t)oh * p->WO : NULL;
-        o2h_dw_row(ntap, taps, wf, b, rr, p->WO, inl ? e : NULL, out);
-        if (!inl)
-            o2h_act_row(e, out, (size_t)p->WO, f);
-    }
-}
-
-/* Generic direct loop for filters too large for the tap table. */
-static void o2h_dw_channel_big(const O2hConv2d *p, O2hDwPlane d, const float *buf,
-                               const float *wf, float b, const float *res, const O2hEpilogue *e,
-                               int f, float *yf)
+/* Compact the flat rows into y, adding the residual, then the activation. */
+static void o2h_dw_store(const O2hConv2d *p, O2hDwPlane d, const float *flat, const float *res,
+                         const O2hEpilogue *e, int f, float *yf)
 {
     for (int oh = 0; oh < p->HO; oh++) {
-        float *out = yf + (size_t)oh * p->WO;
-        for (int ow = 0; ow < p->WO; ow++)
-            out[ow] = b + (res ? res[(size_t)oh * p->WO + ow] : 0.0f);
-        for (int kh = 0; kh < p->KH; kh++)
-            for (int kw = 0; kw < p->KW; kw++) {
-                int q = kw * p->DW, s = q % p->SW;
-                const float *row =
-                    buf + ((size_t)s * d.rows + oh * p->SH + kh * p->DH) * d.cols + q / p->SW;
-                float wv = wf[kh * p->KW + kw];
-                for (int ow = 0; ow < p->WO; ow++)
-                    out[ow] += wv * row[ow];
-            }
-        o2h_act_row(e, out, (size_t)p->WO, f);
+        const float *src = flat + (size_t)oh * d.wq;
+        float *dst = yf + (size_t)oh * p->WO;
+        if (res) {
+            const float *r = res + (size_t)oh * p->WO;
+            for (int ow = 0; ow < p->WO; ow++)
+                dst[ow] = src[ow] + r[ow];
+        } else {
+            memcpy(dst, src, (size_t)p->WO * sizeof *dst);
+        }
     }
+    if (e)
+        o2h_act_row(e, yf, (size_t)p->HO * p->WO, f);
 }
 
 static void o2h_conv_depthwise(const O2hConv2d *p, const float *x, const float *w,
-                               const float *bias, const O2hEpilogue *e, float *y, float *buf)
+                               const float *bias, const O2hEpilogue *e, float *y, float *scratch)
 {
     O2hDwPlane d = o2h_dw_plane(p);
     int mult = p->F / p->C, ntap = p->KH * p->KW;
     size_t hw = (size_t)p->H * p->W, hwo = (size_t)p->HO * p->WO;
-    for (int n = 0; n < p->N; n++)
+    size_t n = (size_t)p->HO * d.wq, nv = (n + O2H_VL - 1) / O2H_VL * O2H_VL;
+    size_t off[O2H_DW_REG_TAPS + 1];
+    float *buf = scratch, *flat = scratch + (size_t)p->SH * p->SW * d.phase;
+    int reg = ntap <= O2H_DW_REG_TAPS;
+    memset(buf, 0, (size_t)p->SH * p->SW * d.phase * sizeof *buf);
+    for (int t = 0; reg && t < ntap; t++)
+        off[t] = o2h_dw_tap(p, d, t / p->KW, t % p->KW);
+    for (int nn = 0; nn < p->N; nn++)
         for (int c = 0; c < p->C; c++) {
-            o2h_dw_fill(p, d, x + ((size_t)n * p->C + c) * hw, buf);
+            o2h_dw_fill(p, d, x + ((size_t)nn * p->C + c) * hw, buf);
             for (int m = 0; m < mult; m++) {
                 int f = c * mult + m;
-                size_t off = ((size_t)n * p->F + f) * hwo;
-                const float *res = e && e->residual ? e->residual + off : NULL;
-                float b = bias ? bias[f] : 0.0f;
+                size_t yoff = ((size_t)nn * p->F + f) * hwo;
                 const float *wf = w + (size_t)f * ntap;
-                if (ntap <= 64)
-                    o2h_dw_channel(p, d, buf, wf, b, res, e, f, y + off);
+                float b = bias ? bias[f] : 0.0f;
+                if (reg)
+                    o2h_dw_flat(ntap, buf, off, wf, b, nv, flat);
                 else
-                    o2h_dw_channel_big(p, d, buf, wf, b, res, e, f, y + off);
+                    o2h_dw_flat_big(p, d, buf, wf, b, n, flat);
+                o2h_dw_store(p, d, flat, e && e->residual ? e->residual + yoff : NULL, e, f,
+                             y + yoff);
             }
         }
 }

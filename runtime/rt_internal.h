@@ -74,6 +74,25 @@ O2H_INLINE o2h_vf o2h_vselect(o2h_vi m, o2h_vf a, o2h_vf b)
 }
 O2H_INLINE o2h_vf o2h_vmax(o2h_vf a, o2h_vf b) { return o2h_vselect(a > b, a, b); }
 O2H_INLINE o2h_vf o2h_vmin(o2h_vf a, o2h_vf b) { return o2h_vselect(a < b, a, b); }
+
+/* Even and odd lanes of the 2*VL floats a:b (deinterleave by two). */
+#if O2H_VL == 16
+#define O2H_EVEN_IDX 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define O2H_ODD_IDX 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#elif O2H_VL == 8
+#define O2H_EVEN_IDX 0, 2, 4, 6, 8, 10, 12, 14
+#define O2H_ODD_IDX 1, 3, 5, 7, 9, 11, 13, 15
+#else
+#define O2H_EVEN_IDX 0, 2, 4, 6
+#define O2H_ODD_IDX 1, 3, 5, 7
+#endif
+#if defined(__clang__)
+#define O2H_VEVEN(a, b) __builtin_shufflevector((a), (b), O2H_EVEN_IDX)
+#define O2H_VODD(a, b) __builtin_shufflevector((a), (b), O2H_ODD_IDX)
+#else
+#define O2H_VEVEN(a, b) __builtin_shuffle((a), (b), (o2h_vi){O2H_EVEN_IDX})
+#define O2H_VODD(a, b) __builtin_shuffle((a), (b), (o2h_vi){O2H_ODD_IDX})
+#endif
 #endif
 
 /* Epilogue of one GEMM output tile, in this order:
