@@ -269,6 +269,8 @@ static void split_epilogues(Quantizer *z)
         IrLayer *L = &z->g->layers[l];
         if (L->dead || L->prec == IR_PREC_FLOAT)
             continue;
+        if (pass_quant_fn_supported(L->op) && L->residual < 0)
+            continue;  /* element-wise: one table computes op and activation */
         if (L->residual >= 0)
             split_residual(z, l);
         else if (!quant_act_foldable(L->act.kind))
