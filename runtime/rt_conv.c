@@ -18,7 +18,7 @@
 typedef enum { O2H_CONV_GEMM1X1, O2H_CONV_DEPTHWISE, O2H_CONV_IM2COL } O2hConvPath;
 
 /* Bytes of im2col panel kept per block of output columns (L2-sized). */
-#define O2H_IM2COL_FLOATS 65536
+#define O2H_IM2COL_FLOATS 131072
 
 static O2hConvPath o2h_conv_path(const O2hConv2d *p)
 {
@@ -102,10 +102,31 @@ size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
 
 /* ------------------------------------------------------------- im2col */
 
-/* Row (c, kh, kw) of the im2col matrix for output pixels [n0, n0+nc). */
+static int o2h_cdiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+/* Copy n input pixels starting at xr with stride s (1 and 2 get their own
+ * loops so they vectorize). */
+static void o2h_copy_strided(const float *xr, int s, int n, float *d)
+{
+    if (s == 1)
+        memcpy(d, xr, (size_t)n * sizeof *d);
+    else if (s == 2)
+        for (int j = 0; j < n; j++)
+            d[j] = xr[2 * j];
+    else
+        for (int j = 0; j < n; j++)
+            d[j] = xr[j * s];
+}
+
+/* Row (c, kh, kw) of the im2col matrix for output pixels [n0, n0+nc): each
+ * output row segment is zeros, a strided copy of the input row, zeros. */
 static void o2h_im2col_row(const O2hConv2d *p, const float *xc, int kh, int kw, int n0,
                            int nc, float *dst)
 {
+    int off = kw * p->DW - p->PL;
+    /* ow range whose input column is inside the image */
+    int lo = o2h_cdiv(-off, p->SW), hi = o2h_cdiv(p->W - off, p->SW);
+    lo = lo < 0 ? 0 : lo;
     int done = 0;
     while (done < nc) {
         int pix = n0 + done, oh = pix / p->WO, ow0 = pix % p->WO;
@@ -113,17 +134,14 @@ static void o2h_im2col_row(const O2hConv2d *p, const float *xc, int kh, int kw, 
         int ih = oh * p->SH - p->PT + kh * p->DH;
         float *d = dst + done;
         done += len;
-        if (ih < 0 || ih >= p->H) {
-            for (int j = 0; j < len; j++)
-                d[j] = 0.0f;
+        int a = lo > ow0 ? lo - ow0 : 0, b = hi - ow0 < len ? hi - ow0 : len;
+        if (ih < 0 || ih >= p->H || b <= a) {
+            memset(d, 0, (size_t)len * sizeof *d);
             continue;
         }
-        const float *xr = xc + (size_t)ih * p->W;
-        int off = kw * p->DW - p->PL;
-        for (int j = 0; j < len; j++) {
-            int iw = (ow0 + j) * p->SW + off;
-            d[j] = iw >= 0 && iw < p->W ? xr[iw] : 0.0f;
-        }
+        memset(d, 0, (size_t)a * sizeof *d);
+        o2h_copy_strided(xc + (size_t)ih * p->W + (ow0 + a) * p->SW + off, p->SW, b - a, d + a);
+        memset(d + b, 0, (size_t)(len - b) * sizeof *d);
     }
 }
 
@@ -174,8 +192,6 @@ static void o2h_conv_gemm(const O2hConv2d *p, const float *x, const float *w, co
 }
 
 /* ------------------------------------------------------------ depthwise */
-
-static int o2h_cdiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
 /* Split one input row of W floats by column parity: ev[k] = x[2k] for
  * k < ne, od[k] = x[2k+1] for k < no. */

@@ -14,7 +14,7 @@
 
 #include <math.h>
 
-#define O2H_KC 128
+#define O2H_KC 256
 
 typedef struct {
     const float *p;

@@ -97,6 +97,42 @@ static BenchResult bench_fc(int K, int N)
     return r;
 }
 
+/* Element-wise kernels a network runs between its convs, per element. */
+static void bench_eltwise(void)
+{
+    size_t n = 96 * 112 * 112;
+    float *x = bench_buf(n), *y = bench_buf(n), *s = bench_buf(96);
+    O2hEpilogue silu = {O2H_ACT_SILU, 0, 0, NULL, 0, NULL};
+    O2hEpilogue relu6 = {O2H_ACT_CLIP, 0.0f, 6.0f, NULL, 0, NULL};
+    O2hBroadcast bc;
+    memset(&bc, 0, sizeof bc);
+    bc.rank = 4;
+    int64_t yd[4] = {1, 96, 112, 112}, sd[4] = {1, 96, 1, 1};
+    memcpy(bc.a_dims, yd, sizeof yd);
+    memcpy(bc.b_dims, sd, sizeof sd);
+    memcpy(bc.y_dims, yd, sizeof yd);
+    for (int k = 0; k < 5; k++) {
+        double best = 1e30;
+        for (int round = 0; round < 7; round++) {
+            double t0 = o2h_now_ms();
+            switch (k) {
+            case 0: o2h_act_f32(&silu, y, n, 0); break;
+            case 1: o2h_unary_f32(O2H_UN_SIGMOID, 0, 0, x, y, n); break;
+            case 2: o2h_act_f32(&relu6, y, n, 0); break;
+            case 3: o2h_binary_f32(O2H_BIN_MUL, &bc, x, s, NULL, y); break;
+            case 4: o2h_global_avgpool_f32(96, 112 * 112, x, s); break;
+            }
+            double t = o2h_now_ms() - t0;
+            best = t < best ? t : best;
+            memcpy(y, x, n * sizeof *y);
+        }
+        static const char *names[] = {"silu (act)", "sigmoid (unary)", "relu6 (act)",
+                                      "mul per-channel", "global avgpool"};
+        printf("  %-44s %8.4f ms %7.3f ns/elem\n", names[k], best, best * 1e6 / (double)n);
+    }
+    free(x); free(y); free(s);
+}
+
 /* ------------------------------------------------------------ networks */
 
 typedef struct {
@@ -207,6 +243,8 @@ int main(int argc, char **argv)
         printf("  fc 512->1000 (M=1)                           %8.4f ms %7.1f GFLOP/s\n", r.ms,
                r.gflops);
     }
+    if (!filter || strstr("eltwise", filter))
+        bench_eltwise();
     bench_mobilenetv2(filter);
     bench_resnet18(filter);
     bench_efficientnet_b0(filter);
