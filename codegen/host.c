@@ -416,8 +416,9 @@ static int write_model_c(CgHost *h, const char *path, const char *decl, const ch
                " * plan; constants are read from the weight blob at their offsets (CST),\n"
                " * conv/gemm weights repacked for the kernels once in model_init (g_kw).\n */\n",
             g->path);
-    fprintf(f, "#include \"model.h\"\n\n#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n"
-               "#include <stdlib.h>\n#include <string.h>\n\n#include \"runtime/o2h_rt.h\"\n\n");
+    fprintf(f, "#include \"model.h\"\n\n#include <math.h>\n#include <stdint.h>\n%s"
+               "#include <stdlib.h>\n#include <string.h>\n\n#include \"runtime/o2h_rt.h\"\n\n",
+            h->opt->embed_weights ? "" : "#include <stdio.h>\n");   /* stdio: model_init_file */
     fprintf(f, "#define MODEL_LAYOUT_HASH 0x%016llxull\n\n",
             (unsigned long long)cg_blob_layout_hash(&h->blob));
     if (h->opt->embed_weights)

@@ -1304,6 +1304,35 @@ static void emit_header(CgHost *h, int l)
     cg_emit(h, h->run, " */\n");
 }
 
+/* Every tensor the layer touches has a static shape (the emitters index
+ * dims by rank and size buffers by element count). */
+static int check_shapes(CgHost *h, int l)
+{
+    const IrLayer *L = &h->g->layers[l];
+    int ts[2 * IR_MAX_IO + 2], n = 0;
+    for (int i = 0; i < L->n_in && i < IR_MAX_IO; i++)
+        ts[n++] = L->in[i];
+    for (int i = 0; i < L->n_out && i < IR_MAX_IO; i++)
+        ts[n++] = L->out[i];
+    ts[n++] = L->residual;
+    ts[n++] = L->act_slope;
+    for (int i = 0; i < n; i++) {
+        if (ts[i] < 0)
+            continue;
+        if (ts[i] >= h->g->n_tensors) {
+            cg_host_reject(h, l, "tensor index %d out of range", ts[i]);
+            return -1;
+        }
+        const IrTensor *T = TT(h, ts[i]);
+        int64_t ne = ir_tensor_numel(T);
+        if (T->rank < 0 || T->rank > IR_MAX_RANK || ne < 0 || ne == INT64_MAX) {
+            cg_host_reject(h, l, "tensor '%s' has no static shape; give --input-shape", T->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static bool outputs_empty(CgHost *h, const IrLayer *L)
 {
     for (int i = 0; i < L->n_out; i++)
@@ -1347,7 +1376,7 @@ int cg_host_layer(CgHost *h, int l)
         cg_host_reject(h, l, "%s is not supported by the host path", ir_op_name(L->op));
         return -1;
     }
-    if (check_epilogue(h, l))
+    if (check_shapes(h, l) || check_epilogue(h, l))
         return -1;
     emit_header(h, l);
     if (outputs_empty(h, L) && !(flags & IR_F_NO_DATA)) {

@@ -357,6 +357,26 @@ static void test_rejections(void)
     ir_graph_free(g);
 }
 
+/* A layer with an unknown shape is refused, not indexed blindly. */
+static void test_unknown_shape(void)
+{
+    IrGraph *g = ir_graph_new("dyn.onnx");
+    int x = tensor(g, "x", 2, (int64_t[]){1, 4});
+    mark_io(g, x, false);
+    int y = ir_tensor_add(g, "y", IR_DT_FLOAT, -1, NULL);
+    lay(g, IR_OP_TRANSPOSE, "t", 1, &x, y);
+    int z = tensor(g, "z", 2, (int64_t[]){1, -1});
+    lay(g, IR_OP_RELU, "r", 1, &y, z);
+    mark_io(g, z, true);
+    IrDiag d;
+    diag_init(&d);
+    CHECK_EQ_INT(cg_host_check(g, &d), -1);
+    CHECK(d.n_errors >= 2);   /* both layers touching y, and the output z */
+    CHECK(diag_contains(&d, "tensor 'y' has no static shape"));
+    diag_free(&d);
+    ir_graph_free(g);
+}
+
 /* Data movement on int64 tensors and a 1-D convolution mapped to 2-D. */
 static void test_misc_ops(void)
 {
@@ -430,6 +450,7 @@ int main(void)
     mkdir(WORK, 0777);
     test_program();
     test_rejections();
+    test_unknown_shape();
     test_misc_ops();
     return check_done();
 }
