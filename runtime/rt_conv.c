@@ -288,46 +288,43 @@ static size_t o2h_dw_tap(const O2hConv2d *p, O2hDwPlane d, int kh, int kw)
 }
 
 #if O2H_VEC
-/* flat[i] = b + sum_t w[t] * buf[off[t] + i] for i < n (n a multiple of VL),
- * two vectors per step for independent FMA chains. */
-O2H_INLINE void o2h_dw_flat_vec(int ntap, const float *buf, const size_t *off, const float *w,
-                                float b, size_t n, float *flat)
+/* flat[i..i+nb*VL) = b + sum_t w[t] * buf[off[t] + i..]: nb accumulators
+ * stay in registers while the taps stream by (one broadcast per tap). */
+O2H_INLINE void o2h_dw_block(int nb, int ntap, const float *buf, const size_t *off,
+                             const float *w, float b, size_t i, float *flat)
 {
-    const float *base[32];
-    o2h_vf wv[32];
+    o2h_vf acc[8];
+    for (int v = 0; v < nb; v++)
+        acc[v] = o2h_vset1(b);
     for (int t = 0; t < ntap; t++) {
-        base[t] = buf + off[t];
-        wv[t] = o2h_vset1(w[t]);
+        o2h_vf wt = o2h_vset1(w[t]);
+        const float *src = buf + off[t] + i;
+        for (int v = 0; v < nb; v++)
+            acc[v] += wt * o2h_vload(src + v * O2H_VL);
     }
-    size_t i = 0;
-    for (; i + 2 * O2H_VL <= n; i += 2 * O2H_VL) {
-        o2h_vf a0 = o2h_vset1(b), a1 = a0;
-        for (int t = 0; t < ntap; t++) {
-            a0 += wv[t] * o2h_vload(base[t] + i);
-            a1 += wv[t] * o2h_vload(base[t] + i + O2H_VL);
-        }
-        o2h_vstore(flat + i, a0);
-        o2h_vstore(flat + i + O2H_VL, a1);
-    }
-    for (; i < n; i += O2H_VL) {
-        o2h_vf a0 = o2h_vset1(b);
-        for (int t = 0; t < ntap; t++)
-            a0 += wv[t] * o2h_vload(base[t] + i);
-        o2h_vstore(flat + i, a0);
-    }
+    for (int v = 0; v < nb; v++)
+        o2h_vstore(flat + i + v * O2H_VL, acc[v]);
 }
 
+/* The flat output of one channel, n a multiple of VL. */
 static void o2h_dw_flat(int ntap, const float *buf, const size_t *off, const float *w, float b,
                         size_t n, float *flat)
 {
-    if (ntap == 9)
-        o2h_dw_flat_vec(9, buf, off, w, b, n, flat);
-    else if (ntap == 25)
-        o2h_dw_flat_vec(25, buf, off, w, b, n, flat);
-    else
-        o2h_dw_flat_vec(ntap, buf, off, w, b, n, flat);
+    size_t i = 0;
+    for (; i + 8 * O2H_VL <= n; i += 8 * O2H_VL)
+        o2h_dw_block(8, ntap, buf, off, w, b, i, flat);
+    if (i + 4 * O2H_VL <= n) {
+        o2h_dw_block(4, ntap, buf, off, w, b, i, flat);
+        i += 4 * O2H_VL;
+    }
+    if (i + 2 * O2H_VL <= n) {
+        o2h_dw_block(2, ntap, buf, off, w, b, i, flat);
+        i += 2 * O2H_VL;
+    }
+    if (i < n)
+        o2h_dw_block(1, ntap, buf, off, w, b, i, flat);
 }
-#define O2H_DW_REG_TAPS 32
+#define O2H_DW_REG_TAPS 256
 #else
 #define O2H_DW_REG_TAPS 0
 static void o2h_dw_flat(int ntap, const float *buf, const size_t *off, const float *w, float b,
