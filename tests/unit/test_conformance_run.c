@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,17 @@
 
 #define MAX_IO 32
 #define PATHN 4096
+
+/* snprintf that truncates silently: paths here are far below PATHN, and
+ * a truncated one only makes a test fail with a message. */
+static void fmt(char *buf, size_t n, const char *f, ...) __attribute__((format(printf, 3, 4)));
+static void fmt(char *buf, size_t n, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(buf, n, f, ap);
+    va_end(ap);
+}
 
 static const char *data_root(void)
 {
@@ -135,7 +147,7 @@ static void first_error(const char *log, char *out, size_t n)
     char *nl = strchr(line, '\n');
     if (nl)
         *nl = 0;
-    snprintf(out, n, "%s", line);
+    fmt(out, n, "%s", line);
     free(s);
 }
 
@@ -176,7 +188,7 @@ static int load_pb(const char *path, Tensor *t)
     if (!p)
         return -1;
     int rc = 0;
-    snprintf(t->name, sizeof t->name, "%s", p->name ? p->name : "");
+    fmt(t->name, sizeof t->name, "%s", p->name ? p->name : "");
     t->dtype = p->data_type;
     t->elem_size = dt_size(t->dtype);
     t->rank = (int)p->n_dims;
@@ -308,7 +320,7 @@ static int compare(const Tensor *ref, const unsigned char *y, size_t ny, char *w
 {
     size_t nb = (size_t)ref->elems * ref->elem_size;
     if (ny != nb) {
-        snprintf(why, n, "output '%s': %zu bytes, expected %zu", ref->name, ny, nb);
+        fmt(why, n, "output '%s': %zu bytes, expected %zu", ref->name, ny, nb);
         return -1;
     }
     for (long long i = 0; i < ref->elems; i++) {
@@ -329,7 +341,7 @@ static int compare(const Tensor *ref, const unsigned char *y, size_t ny, char *w
             ok = memcmp(a, b, ref->elem_size) == 0;
         }
         if (!ok) {
-            snprintf(why, n, "output '%s'[%lld]: %.7g, expected %.7g", ref->name, i, va, vb);
+            fmt(why, n, "output '%s'[%lld]: %.7g, expected %.7g", ref->name, i, va, vb);
             return -1;
         }
     }
@@ -360,34 +372,34 @@ static int run_set(Ctx *c, const char *set, const char *host, const JModel *m, c
     char *argv[2 * MAX_IO + 8];
     int n = 0, rc = 0;
     for (int i = 0; i < m->n_in; i++)
-        snprintf(names[i], 256, "%s", m->in[i].name);
+        fmt(names[i], 256, "%s", m->in[i].name);
     char prog[PATHN], weights[PATHN];
-    snprintf(prog, sizeof prog, "%s/prog", c->work);
-    snprintf(weights, sizeof weights, "%s/weights.bin", host);
+    fmt(prog, sizeof prog, "%s/prog", c->work);
+    fmt(weights, sizeof weights, "%s/weights.bin", host);
     argv[n++] = prog;
     argv[n++] = (char *)"--weights";
     argv[n++] = weights;
     for (int i = 0; i < m->n_out; i++) {
-        snprintf(outs[i], PATHN, "%s/out%d.bin", c->work, i);
+        fmt(outs[i], PATHN, "%s/out%d.bin", c->work, i);
         argv[n++] = (char *)"-o";
         argv[n++] = outs[i];
     }
     int n_given = 0;
     for (int k = 0; k < MAX_IO; k++) {
         Tensor t;
-        snprintf(path, sizeof path, "%s/input_%d.pb", set, k);
+        fmt(path, sizeof path, "%s/input_%d.pb", set, k);
         if (access(path, R_OK) != 0)
             break;
         if (load_pb(path, &t)) {
-            snprintf(why, wn, "cannot decode %s", path);
+            fmt(why, wn, "cannot decode %s", path);
             free(t.data);
             return -1;
         }
         int i = find_index(t.name, (const char (*)[256])names, m->n_in, k);
         if (i < m->n_in) {
-            snprintf(files[i], PATHN, "%s/in%d.bin", c->work, i);
+            fmt(files[i], PATHN, "%s/in%d.bin", c->work, i);
             if (m->in[i].elems != t.elems) {
-                snprintf(why, wn, "input '%s' has %lld values, the model wants %lld", t.name, t.elems,
+                fmt(why, wn, "input '%s' has %lld values, the model wants %lld", t.name, t.elems,
                          m->in[i].elems);
                 rc = -1;
             } else if (write_file(files[i], t.data, (size_t)t.elems * t.elem_size)) {
@@ -400,26 +412,26 @@ static int run_set(Ctx *c, const char *set, const char *host, const JModel *m, c
             return rc;
     }
     if (n_given != m->n_in) {
-        snprintf(why, wn, "%d input files for %d model inputs", n_given, m->n_in);
+        fmt(why, wn, "%d input files for %d model inputs", n_given, m->n_in);
         return -1;
     }
     for (int i = 0; i < m->n_in; i++)
         argv[n++] = files[i];
     argv[n] = NULL;
-    snprintf(log, sizeof log, "%s/run.log", c->work);
+    fmt(log, sizeof log, "%s/run.log", c->work);
     int st = run_cmd(argv, log, 60);
     if (st) {
         first_error(log, path, sizeof path);
-        snprintf(why, wn, "program failed (exit %d): %s", st, path);
+        fmt(why, wn, "program failed (exit %d): %s", st, path);
         return -1;
     }
     for (int i = 0; i < m->n_out; i++)
-        snprintf(names[i], 256, "%s", m->out[i].name);
+        fmt(names[i], 256, "%s", m->out[i].name);
     for (int k = 0; k < m->n_out; k++) {
         Tensor ref;
-        snprintf(path, sizeof path, "%s/output_%d.pb", set, k);
+        fmt(path, sizeof path, "%s/output_%d.pb", set, k);
         if (load_pb(path, &ref)) {
-            snprintf(why, wn, "cannot decode %s", path);
+            fmt(why, wn, "cannot decode %s", path);
             free(ref.data);
             return -1;
         }
@@ -428,7 +440,7 @@ static int run_set(Ctx *c, const char *set, const char *host, const JModel *m, c
         unsigned char *y = (unsigned char *)read_file(outs[i], &ny);
         rc = !y ? -1 : compare(&ref, y, ny, why, wn);
         if (!y)
-            snprintf(why, wn, "no output file %s", outs[i]);
+            fmt(why, wn, "no output file %s", outs[i]);
         free(y);
         free(ref.data);
         if (rc)
@@ -440,10 +452,10 @@ static int run_set(Ctx *c, const char *set, const char *host, const JModel *m, c
 static int build_prog(Ctx *c, const char *host, char *why, size_t wn)
 {
     char model_c[PATHN + 64], inc[PATHN + 64], prog[PATHN + 64], log[PATHN + 64];
-    snprintf(model_c, sizeof model_c, "%s/model.c", host);
-    snprintf(inc, sizeof inc, "-I%s", host);
-    snprintf(prog, sizeof prog, "%s/prog", c->work);
-    snprintf(log, sizeof log, "%s/cc.log", c->work);
+    fmt(model_c, sizeof model_c, "%s/model.c", host);
+    fmt(inc, sizeof inc, "-I%s", host);
+    fmt(prog, sizeof prog, "%s/prog", c->work);
+    fmt(log, sizeof log, "%s/cc.log", c->work);
     /* warnings are errors: generated code must compile cleanly as C99 */
     char *argv[] = {"cc",    "-O0",   "-std=c99",    "-pedantic", "-Wall",           "-Wextra",
                     "-Werror", inc,   model_c,       (char *)c->driver, (char *)c->rtlib, "-lm",
@@ -461,7 +473,7 @@ static int compile_model(Ctx *c, const char *model, const char *out, char *why, 
 {
     char log[PATHN + 64], host[PATHN + 64];
     if (c->cli) {
-        snprintf(log, sizeof log, "%s/compile.log", c->work);
+        fmt(log, sizeof log, "%s/compile.log", c->work);
         char *argv[] = {(char *)c->onnx2hls, "compile", (char *)model, "-o", (char *)out, "--quiet", NULL};
         int st = run_cmd(argv, log, 120);
         if (st)
@@ -472,12 +484,12 @@ static int compile_model(Ctx *c, const char *model, const char *out, char *why, 
     diag_init(&d);
     IrGraph *g = cg_lower_model(model, &(FeOptions){0}, NULL, &d);
     mkdir(out, 0777);
-    snprintf(host, sizeof host, "%s/host", out);
+    fmt(host, sizeof host, "%s/host", out);
     CgHostOptions o = {model, false, NULL};
     int rc = g && cg_host_emit(g, &o, host, NULL, &d) == 0 ? 0 : 2;
     for (int i = 0; rc && i < d.n; i++)
         if (d.v[i].level == DIAG_ERROR) {
-            snprintf(why, wn, "node '%s' (%s): %s", d.v[i].node ? d.v[i].node : "-",
+            fmt(why, wn, "node '%s' (%s): %s", d.v[i].node ? d.v[i].node : "-",
                      d.v[i].op ? d.v[i].op : "-", d.v[i].msg);
             break;
         }
@@ -491,23 +503,23 @@ typedef enum { T_PASS, T_FAIL, T_UNSUPPORTED, T_SKIP } Outcome;
 static Outcome run_test(Ctx *c, const char *dir, char *why, size_t wn)
 {
     char model[PATHN + 64], out[PATHN + 64], host[PATHN + 128], json[PATHN + 256];
-    snprintf(model, sizeof model, "%s/model.onnx", dir);
+    fmt(model, sizeof model, "%s/model.onnx", dir);
     if (access(model, R_OK) != 0)
         return T_SKIP;
-    snprintf(out, sizeof out, "%s/out", c->work);
-    snprintf(host, sizeof host, "%s/host", out);
+    fmt(out, sizeof out, "%s/out", c->work);
+    fmt(host, sizeof host, "%s/host", out);
     rm_tree(out);
     int st = compile_model(c, model, out, why, wn);
     if (st == 2)
         return T_UNSUPPORTED;
     if (st != 0) {
-        snprintf(why + strlen(why), wn - strlen(why), " [compile exit %d]", st);
+        fmt(why + strlen(why), wn - strlen(why), " [compile exit %d]", st);
         return T_FAIL;
     }
     JModel m;
-    snprintf(json, sizeof json, "%s/model.json", host);
+    fmt(json, sizeof json, "%s/model.json", host);
     if (read_json(json, &m)) {
-        snprintf(why, wn, "unreadable %s", json);
+        fmt(why, wn, "unreadable %s", json);
         return T_FAIL;
     }
     if (build_prog(c, host, why, wn))
@@ -520,7 +532,7 @@ static Outcome run_test(Ctx *c, const char *dir, char *why, size_t wn)
         if (strncmp(e->d_name, "test_data_set_", 14))
             continue;
         char set[PATHN + 300];
-        snprintf(set, sizeof set, "%s/%s", dir, e->d_name);
+        fmt(set, sizeof set, "%s/%s", dir, e->d_name);
         if (run_set(c, set, host, &m, why, wn))
             r = T_FAIL;
         sets++;
@@ -528,7 +540,7 @@ static Outcome run_test(Ctx *c, const char *dir, char *why, size_t wn)
     if (d)
         closedir(d);
     if (r == T_PASS && sets == 0) {
-        snprintf(why, wn, "no test_data_set_*");
+        fmt(why, wn, "no test_data_set_*");
         r = T_SKIP;
     }
     return r;
@@ -542,7 +554,7 @@ static int cmp_str(const void *a, const void *b)
 static void run_suite(Ctx *c, const char *suite)
 {
     char root[PATHN];
-    snprintf(root, sizeof root, "%s/%s", data_root(), suite);
+    fmt(root, sizeof root, "%s/%s", data_root(), suite);
     DIR *d = opendir(root);
     if (!d)
         return;
@@ -565,7 +577,7 @@ static void run_suite(Ctx *c, const char *suite)
             free(names[i]);
             continue;
         }
-        snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
+        fmt(dir, sizeof dir, "%s/%s", root, names[i]);
         Outcome o = run_test(c, dir, why, sizeof why);
         const char *tag = o == T_PASS ? "pass" : o == T_FAIL ? "FAIL" : o == T_UNSUPPORTED ? "unsupported" : "skip";
         if (o == T_PASS || o == T_FAIL)
@@ -585,9 +597,9 @@ static void run_suite(Ctx *c, const char *suite)
 static int build_runtime(Ctx *c, char *lib, size_t n)
 {
     char rtdir[PATHN], log[PATHN], obj[PATHN + 300], src[PATHN + 300];
-    snprintf(rtdir, sizeof rtdir, "%s/runtime", SOURCE_DIR);
-    snprintf(lib, n, "%s/libo2h_rt.a", c->work);
-    snprintf(log, sizeof log, "%s/rt.log", c->work);
+    fmt(rtdir, sizeof rtdir, "%s/runtime", SOURCE_DIR);
+    fmt(lib, n, "%s/libo2h_rt.a", c->work);
+    fmt(log, sizeof log, "%s/rt.log", c->work);
     DIR *d = opendir(rtdir);
     if (!d)
         return -1;
@@ -600,11 +612,11 @@ static int build_runtime(Ctx *c, char *lib, size_t n)
         size_t len = strlen(e->d_name);
         if (len < 3 || strcmp(e->d_name + len - 2, ".c") || na >= 256)
             continue;
-        snprintf(src, sizeof src, "%s/%s", rtdir, e->d_name);
-        snprintf(obj, sizeof obj, "%s/%.*s.o", c->work, (int)(len - 2), e->d_name);
+        fmt(src, sizeof src, "%s/%s", rtdir, e->d_name);
+        fmt(obj, sizeof obj, "%s/%.*s.o", c->work, (int)(len - 2), e->d_name);
         char *argv[] = {"cc", "-O2", "-c", src, "-o", obj, NULL};
         rc = run_cmd(argv, log, 300);
-        snprintf(objs[na], sizeof objs[na], "%s", obj);
+        fmt(objs[na], sizeof objs[na], "%s", obj);
         ar[na] = objs[na];
         na++;
     }
@@ -621,16 +633,16 @@ static int build_runtime(Ctx *c, char *lib, size_t n)
 static int build_driver(Ctx *c, char *obj, size_t n)
 {
     char out[PATHN + 64], inc[PATHN + 128], src[PATHN], log[PATHN + 64], why[512];
-    snprintf(out, sizeof out, "%s/driver_model", c->work);
-    snprintf(src, sizeof src, "%s/samples/resnet_tiny.onnx", SOURCE_DIR);
+    fmt(out, sizeof out, "%s/driver_model", c->work);
+    fmt(src, sizeof src, "%s/samples/resnet_tiny.onnx", SOURCE_DIR);
     if (compile_model(c, src, out, why, sizeof why)) {
         printf("conformance: cannot compile %s for the driver: %s\n", src, why);
         return -1;
     }
-    snprintf(inc, sizeof inc, "-I%s/host", out);
-    snprintf(src, sizeof src, "%s/tests/unit/conformance_driver.c", SOURCE_DIR);
-    snprintf(obj, n, "%s/driver.o", c->work);
-    snprintf(log, sizeof log, "%s/driver.log", c->work);
+    fmt(inc, sizeof inc, "-I%s/host", out);
+    fmt(src, sizeof src, "%s/tests/unit/conformance_driver.c", SOURCE_DIR);
+    fmt(obj, n, "%s/driver.o", c->work);
+    fmt(log, sizeof log, "%s/driver.log", c->work);
     char *argv[] = {"cc", "-O1", "-c", inc, src, "-o", obj, NULL};
     return run_cmd(argv, log, 120);
 }
@@ -638,16 +650,16 @@ static int build_driver(Ctx *c, char *obj, size_t n)
 int main(void)
 {
     char root[PATHN];
-    snprintf(root, sizeof root, "%s/node", data_root());
+    fmt(root, sizeof root, "%s/node", data_root());
     if (access(root, R_OK) != 0) {
         printf("conformance: skipped (no ONNX backend test data at %s; Debian package libonnx-testdata)\n",
                data_root());
         return 0;
     }
     static char work[PATHN], onnx2hls[PATHN], lib[PATHN], report[PATHN], driver[PATHN];
-    snprintf(work, sizeof work, "%s/conformance", BINARY_DIR);
-    snprintf(onnx2hls, sizeof onnx2hls, "%s/onnx2hls", BINARY_DIR);
-    snprintf(report, sizeof report, "%s/conformance/report.txt", BINARY_DIR);
+    fmt(work, sizeof work, "%s/conformance", BINARY_DIR);
+    fmt(onnx2hls, sizeof onnx2hls, "%s/onnx2hls", BINARY_DIR);
+    fmt(report, sizeof report, "%s/conformance/report.txt", BINARY_DIR);
     rm_tree(work);
     mkdir(work, 0777);
     Ctx c = {onnx2hls, work, lib, driver, 0, 0, 0, 0, false, false, NULL};
