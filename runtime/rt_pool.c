@@ -1,10 +1,10 @@
 /* rt_pool.c - max and average pooling (pads, dilations, ceil-mode outputs)
  * and the global pools.
  *
- * Why it is written this way: for every output the valid window range is
- * computed once per row and column, so the inner loops have no bounds tests
- * and positions that fall off the padded input (ceil mode) are simply not
- * visited. Average pooling counts, as ONNX specifies, either the in-image
+ * Why it is written this way: each output row is built tap by tap; for a
+ * tap the output columns whose input lies inside the image form one range,
+ * so the inner loops have no bounds tests, vectorize, and positions that
+ * fall off the padded input (ceil mode) are simply not visited. Average pooling counts, as ONNX specifies, either the in-image
  * positions or, with count_include_pad, the positions inside the explicit
  * pads too but never those past them. Global pools reduce each plane with
  * several vector accumulators so the sum is not one long dependency chain. */
@@ -33,31 +33,58 @@ static void o2h_pool_axis(int o, int S, int D, int K, int P0, int P1, int len, i
     *padded = cnt;
 }
 
+static int o2h_cdiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+/* acc[ow] = max/sum(acc[ow], row[ow*S + off]) for ow in [lo, hi). */
+static void o2h_pool_tap(int is_max, const float *row, int S, int off, int lo, int hi, float *acc)
+{
+    const float *r = row + off;
+    if (is_max && S == 1) {
+        for (int ow = lo; ow < hi; ow++)
+            acc[ow] = r[ow] > acc[ow] ? r[ow] : acc[ow];
+    } else if (is_max && S == 2) {
+        for (int ow = lo; ow < hi; ow++)
+            acc[ow] = r[2 * ow] > acc[ow] ? r[2 * ow] : acc[ow];
+    } else if (is_max) {
+        for (int ow = lo; ow < hi; ow++)
+            acc[ow] = r[ow * S] > acc[ow] ? r[ow * S] : acc[ow];
+    } else if (S == 1) {
+        for (int ow = lo; ow < hi; ow++)
+            acc[ow] += r[ow];
+    } else {
+        for (int ow = lo; ow < hi; ow++)
+            acc[ow] += r[ow * S];
+    }
+}
+
+/* One plane, row by row: each (kh, kw) tap is a vectorizable pass over the
+ * output columns where that tap lands inside the image. */
 static void o2h_pool_plane(const O2hPool2d *p, int is_max, const float *x, float *y)
 {
     for (int oh = 0; oh < p->HO; oh++) {
         int h0, h1, hc;
+        float *yr = y + (size_t)oh * p->WO;
         o2h_pool_axis(oh, p->SH, p->DH, p->KH, p->PT, p->PB, p->H, &h0, &h1, &hc);
+        for (int ow = 0; ow < p->WO; ow++)
+            yr[ow] = is_max ? -INFINITY : 0.0f;
+        for (int kh = h0; kh < h1; kh++) {
+            const float *row = x + (size_t)(oh * p->SH - p->PT + kh * p->DH) * p->W;
+            for (int kw = 0; kw < p->KW; kw++) {
+                int off = kw * p->DW - p->PL;
+                int lo = o2h_cdiv(-off, p->SW), hi = o2h_cdiv(p->W - off, p->SW);
+                lo = lo < 0 ? 0 : lo;
+                hi = hi > p->WO ? p->WO : hi;
+                if (lo < hi)
+                    o2h_pool_tap(is_max, row, p->SW, off, lo, hi, yr);
+            }
+        }
+        if (is_max)
+            continue;
         for (int ow = 0; ow < p->WO; ow++) {
             int w0, w1, wc;
             o2h_pool_axis(ow, p->SW, p->DW, p->KW, p->PL, p->PR, p->W, &w0, &w1, &wc);
-            int ih0 = oh * p->SH - p->PT, iw0 = ow * p->SW - p->PL;
-            float acc = is_max ? -INFINITY : 0.0f;
-            for (int kh = h0; kh < h1; kh++) {
-                const float *row = x + (size_t)(ih0 + kh * p->DH) * p->W + iw0;
-                for (int kw = w0; kw < w1; kw++) {
-                    float v = row[kw * p->DW];
-                    if (is_max)
-                        acc = v > acc ? v : acc;
-                    else
-                        acc += v;
-                }
-            }
-            if (!is_max) {
-                int cnt = p->count_include_pad ? hc * wc : (h1 - h0) * (w1 - w0);
-                acc = cnt > 0 ? acc / (float)cnt : 0.0f;
-            }
-            y[(size_t)oh * p->WO + ow] = acc;
+            int cnt = p->count_include_pad ? hc * wc : (h1 - h0) * (w1 - w0);
+            yr[ow] = cnt > 0 ? yr[ow] / (float)cnt : 0.0f;
         }
     }
 }

@@ -121,8 +121,61 @@ static float o2h_resize_point(const O2hResize *p, const O2hTaps *taps, const ptr
     return s;
 }
 
+/* Fast path: only the last two axes resized, nearest or linear, output
+ * width small enough for a stack table of column taps. Each plane is
+ * produced row by row: the row taps are computed once per row, the column
+ * taps once per call. Same coordinates as the generic path. */
+#define O2H_RESIZE_MAX_W 1024
+
+static int o2h_resize_2d(const O2hResize *p, const float *x, float *y)
+{
+    int r = p->rank;
+    if (r < 2 || p->mode > 1 || p->out_dims[r - 1] > O2H_RESIZE_MAX_W)
+        return 0;
+    size_t planes = 1;
+    for (int d = 0; d < r - 2; d++) {
+        if (p->in_dims[d] != p->out_dims[d] || (p->scale[d] > 0.0f && p->scale[d] != 1.0f))
+            return 0;
+        planes *= (size_t)p->out_dims[d];
+    }
+    int H = (int)p->in_dims[r - 2], W = (int)p->in_dims[r - 1];
+    int HO = (int)p->out_dims[r - 2], WO = (int)p->out_dims[r - 1];
+    int32_t c0[O2H_RESIZE_MAX_W], c1[O2H_RESIZE_MAX_W];
+    float cw[O2H_RESIZE_MAX_W];
+    for (int ow = 0; ow < WO; ow++) {
+        O2hTaps t = o2h_axis_taps(p, r - 1, ow);
+        c0[ow] = (int32_t)t.idx[0];
+        c1[ow] = (int32_t)t.idx[t.n - 1];
+        cw[ow] = t.n == 2 ? t.w[1] : 0.0f;
+    }
+    for (size_t pl = 0; pl < planes; pl++) {
+        const float *xp = x + pl * (size_t)H * W;
+        for (int oh = 0; oh < HO; oh++) {
+            O2hTaps t = o2h_axis_taps(p, r - 2, oh);
+            const float *r0 = xp + (size_t)t.idx[0] * W;
+            float *yr = y + (pl * (size_t)HO + oh) * WO;
+            if (p->mode == 0) {
+                for (int ow = 0; ow < WO; ow++)
+                    yr[ow] = r0[c0[ow]];
+                continue;
+            }
+            const float *r1 = xp + (size_t)t.idx[t.n - 1] * W;
+            float w0 = t.w[0], w1 = t.n == 2 ? t.w[1] : 0.0f;
+            for (int ow = 0; ow < WO; ow++) {
+                float a = r0[c0[ow]] * (1.0f - cw[ow]) + r0[c1[ow]] * cw[ow];
+                float b = r1[c0[ow]] * (1.0f - cw[ow]) + r1[c1[ow]] * cw[ow];
+                yr[ow] = w0 * a + w1 * b;
+            }
+        }
+    }
+    return 1;
+}
+
 void o2h_resize_f32(const O2hResize *p, const float *x, float *y)
 {
+    if (o2h_resize_2d(p, x, y))
+        return;
+
     int r = p->rank;
     int64_t idx[O2H_MAX_RANK] = {0};
     ptrdiff_t st[O2H_MAX_RANK], s = 1;

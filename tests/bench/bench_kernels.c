@@ -111,7 +111,17 @@ static void bench_eltwise(void)
     memcpy(bc.a_dims, yd, sizeof yd);
     memcpy(bc.b_dims, sd, sizeof sd);
     memcpy(bc.y_dims, yd, sizeof yd);
-    for (int k = 0; k < 5; k++) {
+    O2hPool2d mp = {1, 64, 112, 112, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0};
+    O2hResize rs;
+    memset(&rs, 0, sizeof rs);
+    rs.rank = 4;
+    int64_t ri[4] = {1, 24, 56, 56}, ro[4] = {1, 24, 112, 112};
+    for (int d = 0; d < 4; d++) {
+        rs.in_dims[d] = ri[d];
+        rs.out_dims[d] = ro[d];
+        rs.scale[d] = (float)ro[d] / (float)ri[d];
+    }
+    for (int k = 0; k < 9; k++) {
         double best = 1e30;
         for (int round = 0; round < 7; round++) {
             double t0 = o2h_now_ms();
@@ -121,14 +131,24 @@ static void bench_eltwise(void)
             case 2: o2h_act_f32(&relu6, y, n, 0); break;
             case 3: o2h_binary_f32(O2H_BIN_MUL, &bc, x, s, NULL, y); break;
             case 4: o2h_global_avgpool_f32(96, 112 * 112, x, s); break;
+            case 5: o2h_maxpool2d_f32(&mp, x, y); break;
+            case 6: rs.mode = 0; o2h_resize_f32(&rs, x, y); break;
+            case 7: rs.mode = 1; o2h_resize_f32(&rs, x, y); break;
+            case 8: bc.b_dims[1] = 96; bc.b_dims[2] = bc.b_dims[3] = 112;
+                    o2h_binary_f32(O2H_BIN_ADD, &bc, x, x, &relu6, y); break;
             }
             double t = o2h_now_ms() - t0;
             best = t < best ? t : best;
             memcpy(y, x, n * sizeof *y);
         }
         static const char *names[] = {"silu (act)", "sigmoid (unary)", "relu6 (act)",
-                                      "mul per-channel", "global avgpool"};
-        printf("  %-44s %8.4f ms %7.3f ns/elem\n", names[k], best, best * 1e6 / (double)n);
+                                      "mul per-channel", "global avgpool",
+                                      "maxpool 3x3 s2 64x112x112 (per input)",
+                                      "resize nearest x2 24x56x56 (per output)",
+                                      "resize linear x2 24x56x56 (per output)",
+                                      "add same shape + relu6"};
+        size_t cnt = k == 5 ? (size_t)64 * 112 * 112 : k == 6 || k == 7 ? (size_t)24 * 112 * 112 : n;
+        printf("  %-44s %8.4f ms %7.3f ns/elem\n", names[k], best, best * 1e6 / (double)cnt);
     }
     free(x); free(y); free(s);
 }
