@@ -563,6 +563,15 @@ static void summary(const Quantizer *z)
         n_float += !z->g->layers[l].dead && !int_layer(z->g, l);
     fprintf(z->o->log, "quantize: %d integer layers (%s), %d float, %d boundaries, %d epilogues split\n",
             z->n_int, pass_quant_prec_name(z->o->prec), n_float, z->n_boundary, z->n_split);
+    const IrGraph *g = z->g;
+    for (int i = 0; i < g->n_outputs; i++) {
+        int p = g->tensors[g->outputs[i]].producer;
+        if (p < 0 || g->layers[p].op != IR_OP_DEQUANTIZE_LINEAR)
+            continue;
+        const IrQuant *q = g->tensors[g->layers[p].in[0]].quant;
+        fprintf(z->o->log, "quantize: output '%s' = (q - %d) * %.9g (%d-bit codes)\n", g->tensors[g->outputs[i]].name,
+                q->zero[0], (double)q->scale[0], q->bits);
+    }
 }
 
 int pass_quantize_graph(IrGraph *g, const QuantOptions *o, IrDiag *d)
