@@ -7,8 +7,9 @@
  *    the B matrix of a GEMM, so it goes straight to the GEMM core;
  *  - depthwise (groups == input channels, any multiplier): no reduction over
  *    channels, so a GEMM would waste its tile; instead each input plane is
- *    copied once into a zero-padded, stride-phase-split buffer and every
- *    output row is a short sum of contiguous vector loads times scalar taps;
+ *    copied into a zero-padded buffer split by stride phase, after which the
+ *    whole output plane is one flat loop of contiguous vector loads times
+ *    scalar taps (see O2hDwPlane), accumulated in registers;
  *  - everything else: im2col of a block of output columns (sized so the
  *    panel stays in L2) followed by the GEMM core.
  * Weights for the GEMM paths are repacked once at init into MR-row panels;
@@ -17,7 +18,7 @@
 
 typedef enum { O2H_CONV_GEMM1X1, O2H_CONV_DEPTHWISE, O2H_CONV_IM2COL } O2hConvPath;
 
-/* Bytes of im2col panel kept per block of output columns (L2-sized). */
+/* Floats of im2col panel per block of output columns (sized for L2). */
 #define O2H_IM2COL_FLOATS 131072
 
 static O2hConvPath o2h_conv_path(const O2hConv2d *p)
@@ -45,7 +46,7 @@ static int o2h_im2col_cols(const O2hConv2d *p)
 
 /* Depthwise buffer geometry. The zero-padded input plane is split into
  * SH x SW stride phases; phase (a,b) holds padded pixel (i*SH+a, j*SW+b) at
- * [i][j] in an hq x wq grid, followed by `slack` floats. Every tap of every
+ * [i][j] in an hq x wq grid, followed by slack floats for over-reads. Every tap of every
  * output (oh, ow) then reads phase ((kh*DH)%SH, (kw*DW)%SW) at
  * [oh + kh*DH/SH][ow + kw*DW/SW], so one flat vector loop over oh*wq + ow
  * covers the whole output plane with contiguous loads; columns ow >= WO are
@@ -176,7 +177,7 @@ static void o2h_conv_gemm(const O2hConv2d *p, const float *x, const float *w, co
             const float *wg = w + g * per;
             if (path == O2H_CONV_GEMM1X1) {
                 o2h_gemm_core(fg, (int)hwo, k, wg, xg, (ptrdiff_t)hw, y + yoff,
-                              (ptrdiff_t)hwo, &ep, NULL);
+                              (ptrdiff_t)hwo, &ep);
                 continue;
             }
             for (int n0 = 0; n0 < (int)hwo; n0 += nc) {
@@ -185,8 +186,7 @@ static void o2h_conv_gemm(const O2hConv2d *p, const float *x, const float *w, co
                 if (ec.res)
                     ec.res += n0;
                 o2h_im2col(p, xg, n0, len, nc, scratch);
-                o2h_gemm_core(fg, len, k, wg, scratch, nc, y + yoff + n0, (ptrdiff_t)hwo, &ec,
-                              NULL);
+                o2h_gemm_core(fg, len, k, wg, scratch, nc, y + yoff + n0, (ptrdiff_t)hwo, &ec);
             }
         }
 }

@@ -43,12 +43,6 @@ size_t o2h_gemm_panels_size(int M, int K)
     return (size_t)((M + O2H_MR - 1) / O2H_MR) * O2H_MR * (size_t)K;
 }
 
-size_t o2h_gemm_core_scratch(int K)
-{
-    (void)K;
-    return 0;
-}
-
 void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks,
                             float *ap)
 {
@@ -255,9 +249,27 @@ static void o2h_copy_b_edge(int kc, int nr, int width, const float *b, ptrdiff_t
     }
 }
 
+/* K == 0: an empty sum, so C is the epilogue of zero. */
+static void o2h_gemm_empty(int M, int N, float *c, ptrdiff_t ldc, const O2hTileEpi *ep)
+{
+    float t[O2H_MR * O2H_NR] = {0};
+    for (int i0 = 0; i0 < M; i0 += O2H_MR)
+        for (int j0 = 0; j0 < N; j0 += O2H_NR) {
+            O2hTilePos tp = {c, ldc, i0, j0, o2h_mini(O2H_MR, M - i0), o2h_mini(O2H_NR, N - j0),
+                             1, 1};
+            o2h_tile_store_scalar(t, &tp, ep);
+        }
+}
+
 static void o2h_gemm_blocked(int M, int N, int K, const O2hMatA *A, const O2hMatB *B,
                              float *c, ptrdiff_t ldc, const O2hTileEpi *ep)
 {
+    if (M <= 0 || N <= 0)
+        return;
+    if (K <= 0) {
+        o2h_gemm_empty(M, N, c, ldc, ep);
+        return;
+    }
     float apan[O2H_KC * O2H_MR];
     float bedge[O2H_KC * O2H_NR];
     for (int pc = 0; pc < K; pc += O2H_KC) {
@@ -301,24 +313,10 @@ static void o2h_gemm_blocked(int M, int N, int K, const O2hMatA *A, const O2hMat
 }
 
 void o2h_gemm_core(int M, int N, int K, const float *ap, const float *b, ptrdiff_t ldb,
-                   float *c, ptrdiff_t ldc, const O2hTileEpi *ep, float *scratch)
+                   float *c, ptrdiff_t ldc, const O2hTileEpi *ep)
 {
     O2hMatA A = {ap, 0, 0, 1};
     O2hMatB B = {b, ldb, 0};
-    (void)scratch;
-    if (M <= 0 || N <= 0)
-        return;
-    if (K <= 0) {
-        /* empty sum: the epilogue alone */
-        float t[O2H_MR * O2H_NR] = {0};
-        for (int i0 = 0; i0 < M; i0 += O2H_MR)
-            for (int j0 = 0; j0 < N; j0 += O2H_NR) {
-                O2hTilePos tp = {c, ldc, i0, j0, o2h_mini(O2H_MR, M - i0),
-                                 o2h_mini(O2H_NR, N - j0), 1, 1};
-                o2h_tile_store_scalar(t, &tp, ep);
-            }
-        return;
-    }
     o2h_gemm_blocked(M, N, K, &A, &B, c, ldc, ep);
 }
 
@@ -361,6 +359,31 @@ static void o2h_gemm_add_c(const O2hGemm *p, const float *c, float *y)
         }
 }
 
+/* Map beta*C onto the tile epilogue (row bias, column bias or a full
+ * matrix); returns 1 when it does not fit and C is added in a second pass. */
+static int o2h_gemm_map_c(const O2hGemm *p, const float *c, O2hTileEpi *ep)
+{
+    int M = p->M, N = p->N;
+    if (!c || p->c_rows <= 0 || p->c_cols <= 0 || p->beta == 0.0f)
+        return 0;
+    if (p->beta != 1.0f)
+        return 1;
+    if (p->c_rows == M && p->c_cols == N && !ep->res) {
+        ep->res = c;
+        ep->ldr = N;
+        return 0;
+    }
+    if (p->c_rows == 1 && p->c_cols == N) {
+        ep->col_bias = c;
+        return 0;
+    }
+    if (p->c_rows == M && p->c_cols == 1) {
+        ep->row_bias = c;
+        return 0;
+    }
+    return 1;
+}
+
 void o2h_gemm_f32(const O2hGemm *p, const float *a, const float *b, const float *c,
                   const O2hEpilogue *e, float *y, float *scratch)
 {
@@ -368,51 +391,19 @@ void o2h_gemm_f32(const O2hGemm *p, const float *a, const float *b, const float 
     O2hMatA A = {a, p->trans_a ? 1 : K, p->trans_a ? M : 1, 0};
     O2hMatB B = {b, N, 1};
     O2hTileEpi ep = {p->alpha, NULL, NULL, NULL, 0, e, 0, 1};
-    int has_c = c && p->c_rows > 0 && p->c_cols > 0 && p->beta != 0.0f;
-    int slow = 0;
-    if (M <= 0 || N <= 0)
-        return;
     (void)scratch;
     if (e && e->residual) {
         ep.res = e->residual;
         ep.ldr = N;
     }
-    if (has_c) {
-        if (p->beta != 1.0f || (p->c_rows == 1 && p->c_cols == 1 && (M > 1 || N > 1)))
-            slow = 1;
-        else if (p->c_rows == M && p->c_cols == N && !ep.res) {
-            ep.res = c;
-            ep.ldr = N;
-        } else if (p->c_rows == 1 && p->c_cols == N)
-            ep.col_bias = c;
-        else if (p->c_rows == M && p->c_cols == 1)
-            ep.row_bias = c;
-        else
-            slow = 1;
-    }
+    int slow = o2h_gemm_map_c(p, c, &ep);
     if (slow)
         ep.act = NULL;
-    if (K <= 0) {
-        for (size_t i = 0; i < (size_t)M * N; i++)
-            y[i] = 0.0f;
-        if (ep.col_bias || ep.row_bias || ep.res) {
-            for (int i = 0; i < M; i++)
-                for (int j = 0; j < N; j++)
-                    y[(size_t)i * N + j] = (ep.row_bias ? ep.row_bias[i] : 0.0f) +
-                                           (ep.col_bias ? ep.col_bias[j] : 0.0f) +
-                                           (ep.res ? ep.res[(size_t)i * N + j] : 0.0f);
-        }
-        if (ep.act)
-            for (int i = 0; i < M; i++)
-                o2h_act_by_col(e, y + (size_t)i * N, (size_t)N, 0);
-    } else {
-        o2h_gemm_blocked(M, N, K, &A, &B, y, N, &ep);
-    }
+    o2h_gemm_blocked(M, N, K, &A, &B, y, N, &ep);
     if (slow) {
         o2h_gemm_add_c(p, c, y);
-        if (e && e->act != O2H_ACT_NONE)
-            for (int i = 0; i < M; i++)
-                o2h_act_by_col(e, y + (size_t)i * N, (size_t)N, 0);
+        for (int i = 0; e && i < M; i++)
+            o2h_act_by_col(e, y + (size_t)i * N, (size_t)N, 0);
     }
 }
 
@@ -448,11 +439,6 @@ void o2h_matmul_f32(const O2hMatMul *p, const float *a, const float *b, float *y
         float *yb = y + (size_t)bi * M * N;
         O2hMatA A = {ab, K, 1, 0};
         O2hMatB B = {bb, N, 0};
-        if (K <= 0) {
-            for (size_t i = 0; i < (size_t)M * N; i++)
-                yb[i] = 0.0f;
-            continue;
-        }
         o2h_gemm_blocked(M, N, K, &A, &B, yb, N, &ep);
     }
 }

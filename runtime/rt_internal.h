@@ -112,10 +112,9 @@ typedef struct {
 /* C[M][N] (row stride ldc) = epi(A * B).
  * ap: A packed by o2h_gemm_pack_a_panels, i.e. ceil(M/MR) panels of [K][MR].
  * b:  B row-major [K][N] with row stride ldb (read only within N columns).
- * scratch: o2h_gemm_core_scratch(K) floats, or NULL when N % NR == 0. */
+ * Uses about (KC*NR + KC*MR) floats of stack for ragged tiles. */
 void o2h_gemm_core(int M, int N, int K, const float *ap, const float *b, ptrdiff_t ldb,
-                   float *c, ptrdiff_t ldc, const O2hTileEpi *ep, float *scratch);
-size_t o2h_gemm_core_scratch(int K);
+                   float *c, ptrdiff_t ldc, const O2hTileEpi *ep);
 size_t o2h_gemm_panels_size(int M, int K);
 /* Pack rows [0,M) of A (element (m,k) at a[m*rs + k*ks]) into MR-row panels. */
 void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks,
