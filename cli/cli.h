@@ -6,6 +6,9 @@
 #define ONNX2HLS_CLI_H
 
 #include "frontend/frontend.h"
+#include "plan/plan.h"
+
+#include <stdio.h>
 
 int cmd_inspect(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
@@ -21,5 +24,17 @@ int cli_parse_precision(const char *s, IrPrecision *prec, int *bits);
 const char *cli_value(int argc, char **argv, int *i);
 /* rm -rf path (cli/cmd_compile.c); 0 ok or absent */
 int cli_remove_tree(const char *path);
+
+/* Plan options shared by `plan` and `compile` (cli/plan_args.c). */
+typedef struct {
+    const char *target, *device_file;
+    PlanOptions po;
+} CliPlanArgs;
+void cli_plan_args_init(CliPlanArgs *a);
+void cli_plan_usage(FILE *f);
+/* a plan option at argv[*i]: 1 consumed, 0 not a plan option, -1 bad (message printed) */
+int cli_plan_parse_option(CliPlanArgs *a, int argc, char **argv, int *i);
+/* the device named by --target/--device-file (default zcu102); -1 (message printed) if unknown */
+int cli_plan_device(const CliPlanArgs *a, const char *cmd, PlanDevice *dev, IrDiag *d);
 
 #endif

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "codegen/host.h"
+#include "codegen/report.h"
 #include "codegen/host_compile.h"
 #include "codegen/qdq_export.h"
 #include "passes/quant.h"
@@ -28,14 +29,18 @@
 
 static void compile_usage(FILE *f)
 {
-    fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host] [--input-shape NAME=1,3,224,224]...\n"
-               "                        [--embed-weights] [--quiet] [pass options]\n"
+    fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host,report,qdq] [--input-shape NAME=1,3,224,224]...\n"
+               "                        [--embed-weights] [--quiet] [plan options] [pass options]\n"
                "  -o OUT           output folder; the host program goes to OUT/host\n"
-               "  --emit LIST      what to generate, comma separated (host, qdq: OUT/model.qdq.onnx)\n"
+               "  --emit LIST      what to generate, comma separated (default host,report):\n"
+               "                   host (OUT/host), report (OUT/plan.json and OUT/report.html:\n"
+               "                   the hybrid plan for --target), qdq (OUT/model.qdq.onnx)\n"
                "  --input-shape    bind the dims of a graph input (needed for dynamic dims)\n"
                "  --embed-weights  weights as const C arrays (weights.c) instead of weights.bin,\n"
                "                   for targets without a file system\n"
                "  --quiet          no summary on stdout\n");
+    fprintf(f, "plan options (for --emit report):\n");
+    cli_plan_usage(f);
     passes_usage(f);
     pass_quant_usage(f);
 }
@@ -103,12 +108,14 @@ typedef struct {
     FeOptions fe;
     PassOptions passes;
     bool qdq;                /* --emit qdq */
+    bool report;             /* --emit report: plan.json and report.html */
+    CliPlanArgs plan;        /* --target, --pe-budget, ... */
     QuantOptions quant;      /* --precision, --calib, ... */
 } CompileArgs;
 
 static int parse_emit(CompileArgs *a, const char *list)
 {
-    a->host = false;
+    a->host = a->report = false;
     for (const char *p = list; *p;) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
@@ -116,14 +123,16 @@ static int parse_emit(CompileArgs *a, const char *list)
             a->host = true;
         } else if (n == 3 && !strncmp(p, "qdq", 3)) {
             a->qdq = true;
+        } else if (n == 6 && !strncmp(p, "report", 6)) {
+            a->report = true;
         } else if (n) {
-            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host, qdq)\n",
+            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host, report, qdq)\n",
                     (int)n, p);
             return -1;
         }
         p = e ? e + 1 : p + n;
     }
-    if (!a->host && !a->qdq) {
+    if (!a->host && !a->qdq && !a->report) {
         fprintf(stderr, "onnx2hls compile: --emit names nothing to generate\n");
         return -1;
     }
@@ -134,7 +143,8 @@ static int parse_emit(CompileArgs *a, const char *list)
 static int parse_args(int argc, char **argv, CompileArgs *a)
 {
     memset(a, 0, sizeof *a);
-    a->host = true;
+    a->host = a->report = true;
+    cli_plan_args_init(&a->plan);
     passes_options_init(&a->passes);
     pass_quant_options_init(&a->quant);
     for (int i = 1; i < argc; i++) {
@@ -159,6 +169,9 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
             a->embed = true;
         } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
             a->quiet = true;
+        } else if ((r = cli_plan_parse_option(&a->plan, argc, argv, &i)) != 0) {
+            if (r < 0)
+                return -1;
         } else if ((r = passes_parse_option(&a->passes, argc, argv, &i)) != 0) {
             if (r < 0)
                 return -1;
@@ -197,8 +210,40 @@ static void summary(const CompileArgs *a, const CgHostReport *r, double ms)
     printf("  compile time: %.3f s\n", ms / 1000.0);
 }
 
+/* OUT/plan.json and OUT/report.html: the hybrid plan of the compiled graph */
+static int emit_report(const CompileArgs *a, const IrGraph *g, const char *tmp, IrDiag *d)
+{
+    PlanDevice dev;
+    Plan p;
+    if (cli_plan_device(&a->plan, "compile", &dev, d) || plan_build(g, &dev, &a->plan.po, &p, d))
+        return -1;
+    char path[PATH_MAX + 32];
+    int rc = 0;
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, k ? "report.html" : "plan.json");
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            diag_error(d, path, NULL, NULL, "cannot write: %s", strerror(errno));
+            rc = -1;
+            break;
+        }
+        if (k)
+            cg_report_html(&p, g, f);
+        else
+            plan_write_json(&p, g, f);
+        if (fclose(f) != 0) {
+            diag_error(d, path, NULL, NULL, "error while writing");
+            rc = -1;
+        }
+    }
+    plan_free(&p);
+    return rc;
+}
+
 static int emit_all(CompileArgs *a, IrGraph *g, const char *tmp, CgHostReport *rep, IrDiag *d)
 {
+    if (a->report && emit_report(a, g, tmp, d))
+        return -1;
     char path[PATH_MAX], host[PATH_MAX + 32];
     const char *abs = realpath(a->model, path) ? path : a->model;
     snprintf(host, sizeof host, "%s/model.qdq.onnx", tmp);
@@ -240,8 +285,12 @@ int cmd_compile(int argc, char **argv)
     made_tmp = rc == 0;
     if (rc == 0 && emit_all(&a, g, tmp, &rep, &d))
         rc = 2;
-    const char *parts[2];
+    const char *parts[4];
     int n_parts = 0;
+    if (a.report) {
+        parts[n_parts++] = "plan.json";
+        parts[n_parts++] = "report.html";
+    }
     if (a.host)
         parts[n_parts++] = "host";
     if (a.qdq)
@@ -255,6 +304,9 @@ int cmd_compile(int argc, char **argv)
     diag_print(&d, stderr);
     if (rc == 0 && !a.quiet && a.qdq)
         printf("onnx2hls: wrote %s/model.qdq.onnx (QDQ, opset 13)\n", a.out);
+    if (rc == 0 && !a.quiet && a.report)
+        printf("onnx2hls: wrote %s/plan.json and %s/report.html (%s)\n", a.out, a.out,
+               a.plan.device_file ? a.plan.device_file : a.plan.target ? a.plan.target : "zcu102");
     if (rc == 0 && !a.quiet && a.host)
         summary(&a, &rep, o2h_now_ms() - t0);
     ir_graph_free(g);
