@@ -109,6 +109,7 @@ typedef struct {
     PassOptions passes;
     bool qdq;                /* --emit qdq */
     bool report;             /* --emit report: plan.json and report.html */
+    bool report_asked;       /* named in --emit or plan options given: a plan failure is an error */
     CliPlanArgs plan;        /* --target, --pe-budget, ... */
     QuantOptions quant;      /* --precision, --calib, ... */
 } CompileArgs;
@@ -124,7 +125,7 @@ static int parse_emit(CompileArgs *a, const char *list)
         } else if (n == 3 && !strncmp(p, "qdq", 3)) {
             a->qdq = true;
         } else if (n == 6 && !strncmp(p, "report", 6)) {
-            a->report = true;
+            a->report = a->report_asked = true;
         } else if (n) {
             fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host, report, qdq)\n",
                     (int)n, p);
@@ -172,6 +173,7 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
         } else if ((r = cli_plan_parse_option(&a->plan, argc, argv, &i)) != 0) {
             if (r < 0)
                 return -1;
+            a->report_asked = true; /* plan options given: the plan is wanted */
         } else if ((r = passes_parse_option(&a->passes, argc, argv, &i)) != 0) {
             if (r < 0)
                 return -1;
@@ -211,7 +213,7 @@ static void summary(const CompileArgs *a, const CgHostReport *r, double ms)
 }
 
 /* OUT/plan.json and OUT/report.html: the hybrid plan of the compiled graph */
-static int emit_report(const CompileArgs *a, const IrGraph *g, const char *tmp, IrDiag *d)
+static int write_report(const CompileArgs *a, const IrGraph *g, const char *tmp, IrDiag *d)
 {
     PlanDevice dev;
     Plan p;
@@ -240,20 +242,39 @@ static int emit_report(const CompileArgs *a, const IrGraph *g, const char *tmp, 
     return rc;
 }
 
+/* The report is on by default; when it was not asked for by name, a model
+ * the planner cannot plan still compiles, with a warning instead. */
+static int emit_report(CompileArgs *a, const IrGraph *g, const char *tmp, IrDiag *d)
+{
+    IrDiag pd;
+    diag_init(&pd);
+    int rc = write_report(a, g, tmp, &pd);
+    for (int i = 0; i < pd.n; i++) {
+        const DiagEntry *e = &pd.v[i];
+        DiagLevel lvl = e->level == DIAG_ERROR && !a->report_asked ? DIAG_WARNING : e->level;
+        diag_add(d, lvl, e->file, e->node, e->op, "%s%s", rc && !a->report_asked ? "no plan.json/report.html: " : "",
+                 e->msg);
+    }
+    diag_free(&pd);
+    if (rc && !a->report_asked) {
+        a->report = false;
+        return 0;
+    }
+    return rc;
+}
+
 static int emit_all(CompileArgs *a, IrGraph *g, const char *tmp, CgHostReport *rep, IrDiag *d)
 {
-    if (a->report && emit_report(a, g, tmp, d))
-        return -1;
     char path[PATH_MAX], host[PATH_MAX + 32];
     const char *abs = realpath(a->model, path) ? path : a->model;
     snprintf(host, sizeof host, "%s/model.qdq.onnx", tmp);
     if (a->qdq && cg_qdq_export(g, host, d))
         return -1;
-    if (!a->host)
-        return 0;
     snprintf(host, sizeof host, "%s/host", tmp);
     CgHostOptions ho = {abs, a->embed, NULL};
-    return cg_host_emit(g, &ho, host, rep, d);
+    if (a->host && cg_host_emit(g, &ho, host, rep, d))
+        return -1;
+    return a->report ? emit_report(a, g, tmp, d) : 0;
 }
 
 int cmd_compile(int argc, char **argv)

@@ -33,6 +33,16 @@ grep -q "<svg" "$tmp/a/report.html" && ! grep -Eq '(src|href)="https?:' "$tmp/a/
 [ $? = 2 ] && [ ! -e "$tmp/d" ] && grep -q "nosuchboard" "$tmp/err" && ok || bad "unknown target: exit 2, nothing written"
 "$o2h" compile "$m" -o "$tmp/e" --pe-budget -3 > /dev/null 2>&1
 [ $? = 2 ] && [ ! -e "$tmp/e" ] && ok || bad "bad budget: exit 2, nothing written"
+# a model with nothing for the accelerator (a lone Softmax): the host program
+# is still written; the default report is skipped with a warning, an explicit
+# --emit report fails
+sm=/usr/share/libonnx-testdata/data/node/test_softmax_example/model.onnx
+if [ -f "$sm" ]; then
+  "$o2h" compile "$sm" -o "$tmp/f" --quiet 2> "$tmp/err" && [ -d "$tmp/f/host" ] && [ ! -e "$tmp/f/plan.json" ] &&
+    grep -q "warning" "$tmp/err" && ok || bad "default report skipped with a warning: $(cat "$tmp/err")"
+  "$o2h" compile "$sm" -o "$tmp/g" --emit host,report --quiet 2> /dev/null
+  [ $? = 2 ] && [ ! -e "$tmp/g" ] && ok || bad "explicit --emit report of an unplannable model fails"
+fi
 ls "$tmp" | grep -q "tmp-" && bad "temporary folders left behind" || ok
 
 echo "compile report: $pass passed, $fail failed"
