@@ -264,6 +264,20 @@ static int check_post_shapes(CgHost *h, int l, int y)
     return 0;
 }
 
+/* The first input and the output of a one-in one-out float layer, with the
+ * shapes of its fused epilogue checked; -1 (layer rejected) otherwise. */
+static int float_io(CgHost *h, int l, int *x, int *y)
+{
+    const IrLayer *L = &h->g->layers[l];
+    *x = in_at(L, 0);
+    *y = L->out[0];
+    if (*x < 0) {
+        cg_host_reject(h, l, "missing input");
+        return -1;
+    }
+    return NEED_FLOAT(h, l, *x, *y) || check_post_shapes(h, l, *y) ? -1 : 0;
+}
+
 /* --------------------------------------------------------- convolution */
 
 static int conv_desc(CgHost *h, int l, bool transpose, O2hConv2d *p)
@@ -675,12 +689,8 @@ static int emit_pool(CgHost *h, int l)
 static int emit_reduce(CgHost *h, int l)
 {
     const IrLayer *L = &h->g->layers[l];
-    int x = in_at(L, 0), y = L->out[0];
-    if (x < 0) {
-        cg_host_reject(h, l, "missing input");
-        return -1;
-    }
-    if (NEED_FLOAT(h, l, x, y) || check_post_shapes(h, l, y))
+    int x, y;
+    if (float_io(h, l, &x, &y))
         return -1;
     const IrTensor *X = TT(h, x);
     int r = X->rank, op = L->op == IR_OP_REDUCE_MEAN ? 0 : L->op == IR_OP_REDUCE_MAX ? 1 : 2;
@@ -1069,12 +1079,8 @@ static int emit_slice(CgHost *h, int l)
 static int emit_pad(CgHost *h, int l)
 {
     const IrLayer *L = &h->g->layers[l];
-    int x = in_at(L, 0), y = L->out[0];
-    if (x < 0) {
-        cg_host_reject(h, l, "missing input");
-        return -1;
-    }
-    if (NEED_FLOAT(h, l, x, y) || check_post_shapes(h, l, y))
+    int x, y;
+    if (float_io(h, l, &x, &y))
         return -1;
     const IrTensor *X = TT(h, x), *Y = TT(h, y);
     const IrPadAttr *a = &L->attr.pad;
@@ -1198,12 +1204,8 @@ static int emit_cast(CgHost *h, int l)
 static int emit_resize(CgHost *h, int l)
 {
     const IrLayer *L = &h->g->layers[l];
-    int x = in_at(L, 0), y = L->out[0];
-    if (x < 0) {
-        cg_host_reject(h, l, "missing input");
-        return -1;
-    }
-    if (NEED_FLOAT(h, l, x, y) || check_post_shapes(h, l, y))
+    int x, y;
+    if (float_io(h, l, &x, &y))
         return -1;
     const IrTensor *X = TT(h, x), *Y = TT(h, y);
     const IrResizeAttr *a = &L->attr.resize;
@@ -1228,17 +1230,12 @@ static int emit_resize(CgHost *h, int l)
     return 0;
 }
 
-/* Softmax: opset >= 13 normalizes along one axis; earlier opsets flatten
- * the input to 2-D at the axis and normalize each row. */
+/* Softmax and LogSoftmax along one axis. */
 static int emit_softmax(CgHost *h, int l)
 {
     const IrLayer *L = &h->g->layers[l];
-    int x = in_at(L, 0), y = L->out[0];
-    if (x < 0) {
-        cg_host_reject(h, l, "missing input");
-        return -1;
-    }
-    if (NEED_FLOAT(h, l, x, y) || check_post_shapes(h, l, y))
+    int x, y;
+    if (float_io(h, l, &x, &y))
         return -1;
     const IrTensor *X = TT(h, x);
     int r = X->rank, axis = norm_axis(L->attr.axis.axis, r);
@@ -1246,11 +1243,8 @@ static int emit_softmax(CgHost *h, int l)
         cg_host_reject(h, l, "axis %lld out of range", (long long)L->attr.axis.axis);
         return -1;
     }
-    int64_t outer = prod(X->dims, 0, axis), n, inner;
-    if (h->g->opset >= 13)
-        n = X->dims[axis], inner = prod(X->dims, axis + 1, r);
-    else
-        n = prod(X->dims, axis, r), inner = 1;
+    /* the frontend gives every Softmax the opset-13 meaning (one axis) */
+    int64_t outer = prod(X->dims, 0, axis), n = X->dims[axis], inner = prod(X->dims, axis + 1, r);
     h->inplace[l] = 0;
     cg_emit(h, h->run, "    o2h_softmax_f32(%lld, %lld, %lld, %d, %s, %s);\n", (long long)outer,
             (long long)n, (long long)inner, L->op == IR_OP_LOG_SOFTMAX, cg_ptr(h, x), cg_ptr(h, y));
