@@ -20,6 +20,34 @@
 
 /* ------------------------------------------------ requantize a tile */
 
+#if defined(__AVX512F__) && !defined(O2H_NO_VEC)
+/* 16 outputs per step: the rule below in 8-lane int64 halves, clamped with
+ * 64-bit min/max and narrowed straight to bytes. */
+static int o2h_requant_avx512(const int32_t *acc, int n, int32_t m, int sh, int32_t z, int32_t lo, int32_t hi,
+                              int8_t *y)
+{
+    const uint64_t off = (uint64_t)1 << 63;
+    const __m512i vm = _mm512_set1_epi64(m);
+    const __m512i add = _mm512_set1_epi64((long long)(off | ((uint64_t)1 << (sh - 1))));
+    const __m512i sub = _mm512_set1_epi64((long long)(off >> sh) - z);
+    const __m512i vlo = _mm512_set1_epi64(lo), vhi = _mm512_set1_epi64(hi);
+    const __m128i cnt = _mm_cvtsi32_si128(sh);
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i a = _mm512_loadu_si512(acc + i);
+        __m512i q[2] = {_mm512_cvtepi32_epi64(_mm512_castsi512_si256(a)),
+                        _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(a, 1))};
+        for (int k = 0; k < 2; k++) {
+            __m512i v = _mm512_add_epi64(_mm512_mul_epi32(q[k], vm), add);
+            v = _mm512_sub_epi64(_mm512_srl_epi64(v, cnt), sub);
+            v = _mm512_min_epi64(_mm512_max_epi64(v, vlo), vhi);
+            _mm_storel_epi64((__m128i *)(void *)(y + i + 8 * k), _mm512_cvtepi64_epi8(v));
+        }
+    }
+    return i;
+}
+#endif
+
 #if defined(__AVX2__) && !defined(O2H_NO_VEC)
 /* 8 outputs per step, the exact rule in 64-bit lanes: p = acc * M (signed
  * 32x32 -> 64), u = p + 2^(sh-1) + 2^63 (no wrap: |p| < 2^62), y = (u >>
@@ -65,8 +93,11 @@ static void o2h_requant_row(const int32_t *acc, int n, const O2hRequant *rq, int
         return;
     }
     int j = 0;
+#if defined(__AVX512F__) && !defined(O2H_NO_VEC)
+    j = o2h_requant_avx512(acc, n, m, sh, z, lo, hi, y);
+#endif
 #if defined(__AVX2__) && !defined(O2H_NO_VEC)
-    j = o2h_requant_avx2(acc, n, m, sh, z, lo, hi, y);
+    j += o2h_requant_avx2(acc + j, n - j, m, sh, z, lo, hi, y + j);
 #endif
     int64_t half = (int64_t)1 << (sh - 1);
     for (; j < n; j++) {
@@ -88,7 +119,17 @@ typedef struct {
     int8_t *y;               /* [F][ldy] */
     int64_t ldy;
     int8_t *tail;            /* K * O2H_VT bytes of scratch for a partial tile (VT <= O2H_TAIL_MAX) */
+    void *work;              /* o2h_vnni_bytes(F, K) bytes for the VNNI path */
 } O2hPanel;
+
+/* Scratch of the VNNI path (sized for every build, so that the size does
+ * not depend on the instruction set): packed weights, corrected biases and
+ * one packed block of 32 pixels. */
+static size_t o2h_vnni_bytes(int F, int K)
+{
+    size_t k4 = ((size_t)K + 3) / 4;
+    return (size_t)F * k4 * 4 + (size_t)F * 4 + 64 + k4 * 128 + 64;
+}
 
 /* Bytes per reduction step of the partial-tile block: the scratch size
  * must not depend on the instruction set the program is built for. */
@@ -106,6 +147,9 @@ typedef struct {
 #define O2H_IVL 4
 #endif
 #define O2H_VT (2 * O2H_IVL)
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512F__)
+#define O2H_VNNI 1  /* 4 products per int32 lane and instruction (below) */
+#endif
 typedef int32_t o2h_vi __attribute__((vector_size(O2H_IVL * 4)));
 typedef int8_t o2h_vb __attribute__((vector_size(O2H_IVL)));
 
@@ -129,6 +173,7 @@ static void o2h_tile_out(const O2hPanel *q, int f, int rows, int p0, int np, con
         o2h_requant_row(acc + r * O2H_VT, np, q->rq, q->ch0 + f + r, q->y + (int64_t)(f + r) * q->ldy + p0);
 }
 
+#ifndef O2H_VNNI
 static void o2h_tile4(const O2hPanel *q, const int8_t *col, int64_t ldc, int f, int p0, int np)
 {
     const int8_t *w0 = q->w + (int64_t)f * q->K, *w1 = w0 + q->K, *w2 = w1 + q->K, *w3 = w2 + q->K;
@@ -171,9 +216,99 @@ static void o2h_tile1(const O2hPanel *q, const int8_t *col, int64_t ldc, int f, 
     o2h_tile_out(q, f, 1, p0, np, acc);
 }
 
+#endif
+
+#ifdef O2H_VNNI
+/* VNNI: vpdpbusd adds 4 products of unsigned x signed bytes per int32 lane.
+ * Inputs are shifted to unsigned (x + 128) and the bias corrected by
+ * -128 * sum(w[f]) - the same integer sum, wrapping arithmetic (exact in
+ * the end since the true sum fits int32, see the compiler's check). A block
+ * holds 32 pixels x 4 consecutive k as [k/4][pixel][4] bytes. */
+
+static void o2h_vnni_weights(const O2hPanel *q, int32_t *w4, int32_t *corr)
+{
+    int K4 = (q->K + 3) / 4;
+    for (int f = 0; f < q->F; f++) {
+        const int8_t *w = q->w + (int64_t)f * q->K;
+        int64_t sum = 0;
+        for (int k4 = 0; k4 < K4; k4++) {
+            uint8_t b[4] = {0, 0, 0, 0};
+            for (int j = 0; j < 4 && 4 * k4 + j < q->K; j++) {
+                b[j] = (uint8_t)w[4 * k4 + j];
+                sum += w[4 * k4 + j];
+            }
+            memcpy(&w4[(int64_t)f * K4 + k4], b, 4);
+        }
+        corr[f] = (int32_t)((int64_t)q->bias[f] - 128 * sum);
+    }
+}
+
+static void o2h_vnni_block(const int8_t *col, int64_t ldc, int K, uint8_t *blk)
+{
+    const __m256i flip = _mm256_set1_epi8((char)0x80);
+    for (int k = 0; k < K; k += 4) {
+        __m256i r[4];
+        for (int j = 0; j < 4; j++)
+            r[j] = k + j < K ? _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(col + (k + j) * ldc)),
+                                                flip)
+                             : _mm256_setzero_si256();
+        __m256i t0 = _mm256_unpacklo_epi8(r[0], r[1]), t1 = _mm256_unpackhi_epi8(r[0], r[1]);
+        __m256i t2 = _mm256_unpacklo_epi8(r[2], r[3]), t3 = _mm256_unpackhi_epi8(r[2], r[3]);
+        __m256i u0 = _mm256_unpacklo_epi16(t0, t2), u1 = _mm256_unpackhi_epi16(t0, t2);
+        __m256i u2 = _mm256_unpacklo_epi16(t1, t3), u3 = _mm256_unpackhi_epi16(t1, t3);
+        uint8_t *o = blk + (k / 4) * 128;
+        _mm256_storeu_si256((__m256i *)(void *)o, _mm256_permute2x128_si256(u0, u1, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(o + 32), _mm256_permute2x128_si256(u2, u3, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(o + 64), _mm256_permute2x128_si256(u0, u1, 0x31));
+        _mm256_storeu_si256((__m256i *)(void *)(o + 96), _mm256_permute2x128_si256(u2, u3, 0x31));
+    }
+}
+
+static void o2h_vnni_tile(const O2hPanel *q, const uint8_t *blk, const int32_t *w4, const int32_t *corr, int f,
+                          int rows, int p0, int np)
+{
+    int K4 = (q->K + 3) / 4;
+    __m512i a[4][2];
+    for (int r = 0; r < rows; r++)
+        a[r][0] = a[r][1] = _mm512_set1_epi32(corr[f + r]);
+    const int32_t *w = w4 + (int64_t)f * K4;
+    if (rows == 4) {
+        for (int k4 = 0; k4 < K4; k4++) {
+            __m512i x0 = _mm512_loadu_si512(blk + k4 * 128), x1 = _mm512_loadu_si512(blk + k4 * 128 + 64);
+            for (int r = 0; r < 4; r++) {
+                __m512i u = _mm512_set1_epi32(w[(int64_t)r * K4 + k4]);
+                a[r][0] = _mm512_dpbusd_epi32(a[r][0], x0, u);
+                a[r][1] = _mm512_dpbusd_epi32(a[r][1], x1, u);
+            }
+        }
+    } else {
+        for (int k4 = 0; k4 < K4; k4++) {
+            __m512i x0 = _mm512_loadu_si512(blk + k4 * 128), x1 = _mm512_loadu_si512(blk + k4 * 128 + 64);
+            for (int r = 0; r < rows; r++) {
+                __m512i u = _mm512_set1_epi32(w[(int64_t)r * K4 + k4]);
+                a[r][0] = _mm512_dpbusd_epi32(a[r][0], x0, u);
+                a[r][1] = _mm512_dpbusd_epi32(a[r][1], x1, u);
+            }
+        }
+    }
+    int32_t acc[4 * O2H_VT];
+    for (int r = 0; r < rows; r++) {
+        _mm512_storeu_si512(acc + r * O2H_VT, a[r][0]);
+        _mm512_storeu_si512(acc + r * O2H_VT + 16, a[r][1]);
+    }
+    o2h_tile_out(q, f, rows, p0, np, acc);
+}
+#endif
+
 /* a last partial tile is copied to a zero-padded K x O2H_VT block */
 static void o2h_panel(const O2hPanel *q)
 {
+#ifdef O2H_VNNI
+    int K4 = (q->K + 3) / 4;
+    int32_t *w4 = q->work, *corr = w4 + (int64_t)q->F * K4;
+    uint8_t *blk = (uint8_t *)(((uintptr_t)(corr + q->F) + 63) & ~(uintptr_t)63);
+    o2h_vnni_weights(q, w4, corr);
+#endif
     for (int p0 = 0; p0 < q->P; p0 += O2H_VT) {
         int np = q->P - p0 < O2H_VT ? q->P - p0 : O2H_VT;
         const int8_t *col = q->col + p0;
@@ -186,11 +321,17 @@ static void o2h_panel(const O2hPanel *q)
             col = q->tail;
             ldc = O2H_VT;
         }
+#ifdef O2H_VNNI
+        o2h_vnni_block(col, ldc, q->K, blk);
+        for (int f = 0; f < q->F; f += 4)
+            o2h_vnni_tile(q, blk, w4, corr, f, q->F - f < 4 ? q->F - f : 4, p0, np);
+#else
         int f = 0;
         for (; f + 4 <= q->F; f += 4)
             o2h_tile4(q, col, ldc, f, p0, np);
         for (; f < q->F; f++)
             o2h_tile1(q, col, ldc, f, p0, np);
+#endif
     }
 }
 #else
@@ -257,7 +398,8 @@ size_t o2h_conv2d_s8_scratch(const O2hConv2d *p)
 {
     if (o2h_is_depthwise(p))  /* phase planes, accumulators, each with slack */
         return ((o2h_padded_plane(p) + 64 + 63) & ~(size_t)63) + (size_t)p->HO * p->WO * 4 + 64;
-    return o2h_panel_bytes(p) + (size_t)(p->C / p->G) * p->KH * p->KW * O2H_TAIL_MAX;
+    int K = p->C / p->G * p->KH * p->KW;
+    return o2h_panel_bytes(p) + (size_t)K * O2H_TAIL_MAX + o2h_vnni_bytes(p->F / p->G, K);
 }
 
 /* col[(c*KH + kh)*KW + kw][oh*WO + ow] for the channels of one group. */
@@ -409,7 +551,8 @@ void o2h_conv2d_s8(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, con
             O2hPanel q = {fg, K, (int)P, w + (int64_t)g * fg * K, pw ? xg : (const int8_t *)scratch, P,
                           bias + (int64_t)g * fg, rq, g * fg,
                           y + ((int64_t)n * p->F + (int64_t)g * fg) * P, P,
-                          (int8_t *)scratch + o2h_panel_bytes(p)};
+                          (int8_t *)scratch + o2h_panel_bytes(p),
+                          (char *)scratch + o2h_panel_bytes(p) + (size_t)K * O2H_TAIL_MAX};
             o2h_panel(&q);
         }
 }
@@ -425,7 +568,9 @@ void o2h_fc_s8(const O2hFcQ *p, const O2hRequant *rq, const int8_t *x, const int
             for (int k = 0; k < p->K; k++)
                 acc += (int16_t)(xr[k] * wr[k]);
             acc += bias[n];
-            o2h_requant_row(&acc, 1, rq, n, y + (int64_t)m * p->N + n);
+            int i = rq->n > 1 ? n : 0;
+            y[(int64_t)m * p->N + n] = (int8_t)o2h_clamp32(rq->zero + o2h_rq32(acc, rq->mult[i], rq->shift[i]),
+                                                            rq->lo, rq->hi);
         }
     }
 }
