@@ -40,25 +40,11 @@ static int clip_bounds(FeCtx *c, FeNode *n, IrAct *a)
     return 0;
 }
 
-static IrActKind act_kind(IrOp op)
-{
-    switch (op) {
-    case IR_OP_RELU: return IR_ACT_RELU;
-    case IR_OP_CLIP: return IR_ACT_CLIP;
-    case IR_OP_LEAKY_RELU: return IR_ACT_LEAKY_RELU;
-    case IR_OP_SIGMOID: return IR_ACT_SIGMOID;
-    case IR_OP_HARD_SIGMOID: return IR_ACT_HARD_SIGMOID;
-    case IR_OP_HARD_SWISH: return IR_ACT_HARD_SWISH;
-    case IR_OP_TANH: return IR_ACT_TANH;
-    case IR_OP_ELU: return IR_ACT_ELU;
-    default: return IR_ACT_NONE;
-    }
-}
 
 FE_IMPORTER(fe_import_unary)
 {
     IrAct *a = &n->attr.act;
-    a->kind = act_kind(n->op);
+    a->kind = ir_op_act(n->op);
     if (n->op == IR_OP_CLIP) {
         if (clip_bounds(c, n, a) < 0)
             return -1;

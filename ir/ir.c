@@ -119,6 +119,21 @@ IrOp ir_op_lookup(const char *s)
     return IR_OP_COUNT;
 }
 
+IrActKind ir_op_act(IrOp op)
+{
+    switch (op) {
+    case IR_OP_RELU: return IR_ACT_RELU;
+    case IR_OP_CLIP: return IR_ACT_CLIP;
+    case IR_OP_LEAKY_RELU: return IR_ACT_LEAKY_RELU;
+    case IR_OP_SIGMOID: return IR_ACT_SIGMOID;
+    case IR_OP_HARD_SIGMOID: return IR_ACT_HARD_SIGMOID;
+    case IR_OP_HARD_SWISH: return IR_ACT_HARD_SWISH;
+    case IR_OP_TANH: return IR_ACT_TANH;
+    case IR_OP_ELU: return IR_ACT_ELU;
+    default: return IR_ACT_NONE;
+    }
+}
+
 /* ---------------------------------------------------------- data types */
 
 size_t ir_dtype_size(IrDType dt)

@@ -168,6 +168,11 @@ typedef struct {
     float alpha, beta;
 } IrAct;
 
+/* The activation a unary op computes (Relu, Clip, LeakyRelu, Sigmoid,
+ * HardSigmoid, HardSwish, Tanh, Elu); IR_ACT_NONE for every other op,
+ * PRelu included (it takes a slope tensor). */
+IrActKind ir_op_act(IrOp op);
+
 typedef struct {
     bool trans_a, trans_b;
     float alpha, beta;

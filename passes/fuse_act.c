@@ -38,20 +38,11 @@ static bool producer_ok(IrGraph *g, int p)
     }
 }
 
+
+/* the activation a layer computes on its own: the unary ops and PRelu */
 static IrActKind unary_kind(IrOp op)
 {
-    switch (op) {
-    case IR_OP_RELU: return IR_ACT_RELU;
-    case IR_OP_CLIP: return IR_ACT_CLIP;
-    case IR_OP_LEAKY_RELU: return IR_ACT_LEAKY_RELU;
-    case IR_OP_SIGMOID: return IR_ACT_SIGMOID;
-    case IR_OP_HARD_SIGMOID: return IR_ACT_HARD_SIGMOID;
-    case IR_OP_HARD_SWISH: return IR_ACT_HARD_SWISH;
-    case IR_OP_TANH: return IR_ACT_TANH;
-    case IR_OP_ELU: return IR_ACT_ELU;
-    case IR_OP_PRELU: return IR_ACT_PRELU;
-    default: return IR_ACT_NONE;
-    }
+    return op == IR_OP_PRELU ? IR_ACT_PRELU : ir_op_act(op);
 }
 
 /* PRelu slope s against input x: a float constant with one value, or one per

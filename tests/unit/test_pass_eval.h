@@ -220,20 +220,6 @@ static inline double ev_act(IrActKind k, double a, double b, double x, double sl
     return x;
 }
 
-static inline IrActKind ev_unary_kind(IrOp op)
-{
-    switch (op) {
-    case IR_OP_RELU: return IR_ACT_RELU;
-    case IR_OP_CLIP: return IR_ACT_CLIP;
-    case IR_OP_LEAKY_RELU: return IR_ACT_LEAKY_RELU;
-    case IR_OP_SIGMOID: return IR_ACT_SIGMOID;
-    case IR_OP_HARD_SIGMOID: return IR_ACT_HARD_SIGMOID;
-    case IR_OP_HARD_SWISH: return IR_ACT_HARD_SWISH;
-    case IR_OP_TANH: return IR_ACT_TANH;
-    case IR_OP_ELU: return IR_ACT_ELU;
-    default: return IR_ACT_NONE;
-    }
-}
 
 static inline const IrTensor *ev_t(const Eval *e, int t)
 {
@@ -521,7 +507,7 @@ static inline int ev_layer(Eval *e, int l)
     case IR_OP_PAD: ev_pad(e, L, y); break;
     case IR_OP_CONCAT: ev_concat(e, L, y); break;
     default: {
-        IrActKind k = ev_unary_kind(L->op);
+        IrActKind k = ir_op_act(L->op);
         if (k == IR_ACT_NONE)
             return -1;
         const float *x = e->v[L->in[0]];
