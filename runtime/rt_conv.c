@@ -9,14 +9,28 @@
  *    channels, so a GEMM would waste its tile; instead each input plane is
  *    copied into a zero-padded buffer split by stride phase, after which the
  *    whole output plane is one flat loop of contiguous vector loads times
- *    scalar taps (see O2hDwPlane), accumulated in registers;
+ *    scalar taps (see O2hPhasePlane), accumulated in registers;
  *  - everything else: im2col of a block of output columns (sized so the
  *    panel stays in L2) followed by the GEMM core.
  * Weights for the GEMM paths are repacked once at init into MR-row panels;
  * depthwise weights are used in ONNX layout. */
 #include "rt_internal.h"
 
-typedef enum { O2H_CONV_GEMM1X1, O2H_CONV_DEPTHWISE, O2H_CONV_IM2COL } O2hConvPath;
+typedef enum {
+    O2H_CONV_GEMM1X1,
+    O2H_CONV_DEPTHWISE,
+    O2H_CONV_DIRECT,
+    O2H_CONV_IM2COL
+} O2hConvPath;
+
+/* Fewest input channels per group for the direct path: below it each tap's
+ * K block is too short for the GEMM tile and im2col is faster. */
+#define O2H_DIRECT_MIN_C 16
+/* Fewest output pixels for the direct path: on small maps the wq - WO
+ * extra columns per row cost more than im2col's copy. */
+#define O2H_DIRECT_MIN_PIX 100
+/* Most taps (KH*KW) the direct path keeps offsets for on the stack. */
+#define O2H_DIRECT_MAX_TAPS 1024
 
 /* Floats of im2col panel per block of output columns (sized for L2). */
 #define O2H_IM2COL_FLOATS 131072
@@ -28,17 +42,26 @@ static O2hConvPath o2h_conv_path(const O2hConv2d *p)
     if (p->KH == 1 && p->KW == 1 && p->SH == 1 && p->SW == 1 && p->PT == 0 && p->PL == 0 &&
         p->PB == 0 && p->PR == 0 && p->HO == p->H && p->WO == p->W)
         return O2H_CONV_GEMM1X1;
+    if (p->KH * p->KW > 1 && p->KH * p->KW <= O2H_DIRECT_MAX_TAPS &&
+        p->C / p->G >= O2H_DIRECT_MIN_C && p->HO * p->WO > O2H_DIRECT_MIN_PIX)
+        return O2H_CONV_DIRECT;
     return O2H_CONV_IM2COL;
 }
 
 static int o2h_conv_k(const O2hConv2d *p) { return p->C / p->G * p->KH * p->KW; }
 
-/* Output columns per im2col block: a multiple of NR, at least NR. */
+/* Output columns per im2col block: a multiple of NR, at least NR. Filters
+ * larger than L2 are streamed once per block, so then one block takes all
+ * columns if that panel stays within 8 budgets. */
 static int o2h_im2col_cols(const O2hConv2d *p)
 {
     int k = o2h_conv_k(p), n = p->HO * p->WO;
     int nc = O2H_IM2COL_FLOATS / (k > 0 ? k : 1) / O2H_NR * O2H_NR;
     int nmax = (n + O2H_NR - 1) / O2H_NR * O2H_NR;
+    size_t wfloats = (size_t)(p->F / p->G) * (size_t)k;
+    if (wfloats > (size_t)O2H_IM2COL_FLOATS * 2 &&
+        (size_t)k * nmax <= (size_t)O2H_IM2COL_FLOATS * 8)
+        nc = nmax;
     if (nc < O2H_NR)
         nc = O2H_NR;
     return nc < nmax ? nc : nmax;
@@ -55,11 +78,11 @@ typedef struct {
     int hq, wq;
     size_t phase;   /* floats per phase including slack */
     size_t flat;    /* floats of the flat output buffer */
-} O2hDwPlane;
+} O2hPhasePlane;
 
-static O2hDwPlane o2h_dw_plane(const O2hConv2d *p)
+static O2hPhasePlane o2h_phase_plane(const O2hConv2d *p)
 {
-    O2hDwPlane d;
+    O2hPhasePlane d;
     d.hq = p->HO + (p->KH - 1) * p->DH / p->SH;
     d.wq = p->WO + (p->KW - 1) * p->DW / p->SW;
     d.phase = (size_t)d.hq * d.wq + (size_t)d.wq + 2 * O2H_VL;
@@ -67,21 +90,32 @@ static O2hDwPlane o2h_dw_plane(const O2hConv2d *p)
     return d;
 }
 
+/* Packed floats per group: MR-row panels of filters. */
+static size_t o2h_conv_group_packed(const O2hConv2d *p)
+{
+    return o2h_gemm_panels_size(p->F / p->G, o2h_conv_k(p));
+}
+
 size_t o2h_conv2d_packed_size(const O2hConv2d *p)
 {
     if (o2h_conv_path(p) == O2H_CONV_DEPTHWISE)
         return 0;
-    return (size_t)p->G * o2h_gemm_panels_size(p->F / p->G, o2h_conv_k(p));
+    return (size_t)p->G * o2h_conv_group_packed(p);
 }
 
 void o2h_conv2d_pack(const O2hConv2d *p, const float *w_onnx, float *w_packed)
 {
     if (o2h_conv_path(p) == O2H_CONV_DEPTHWISE)
         return;
-    int fg = p->F / p->G, k = o2h_conv_k(p);
-    size_t per = o2h_gemm_panels_size(fg, k);
-    for (int g = 0; g < p->G; g++)
-        o2h_gemm_pack_a_panels(fg, k, w_onnx + (size_t)g * fg * k, k, 1, w_packed + g * per);
+    int fg = p->F / p->G, k = o2h_conv_k(p), taps = p->KH * p->KW;
+    size_t per = o2h_conv_group_packed(p);
+    for (int g = 0; g < p->G; g++) {
+        const float *wg = w_onnx + (size_t)g * fg * k;
+        if (o2h_conv_path(p) == O2H_CONV_DIRECT) /* K ordered (tap, channel) */
+            o2h_gemm_pack_a_panels(fg, k, wg, k, 1, taps, w_packed + g * per);
+        else
+            o2h_gemm_pack_a_panels(fg, k, wg, k, 1, 1, w_packed + g * per);
+    }
 }
 
 size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
@@ -89,8 +123,13 @@ size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
     size_t s = 0;
     switch (o2h_conv_path(p)) {
     case O2H_CONV_DEPTHWISE: {
-        O2hDwPlane d = o2h_dw_plane(p);
+        O2hPhasePlane d = o2h_phase_plane(p);
         return (size_t)p->SH * p->SW * d.phase + d.flat;
+    }
+    case O2H_CONV_DIRECT: {
+        O2hPhasePlane d = o2h_phase_plane(p);
+        return (size_t)(p->C / p->G) * p->SH * p->SW * d.phase +
+               (size_t)(p->F / p->G) * ((size_t)p->HO * d.wq + O2H_VL);
     }
     case O2H_CONV_IM2COL:
         s = (size_t)o2h_conv_k(p) * o2h_im2col_cols(p);
@@ -213,7 +252,7 @@ static void o2h_deinterleave2(const float *x, float *ev, int ne, float *od, int 
 }
 
 /* Stride-2 fill: each input row feeds the two column phases at once. */
-static void o2h_dw_fill_s2(const O2hConv2d *p, O2hDwPlane d, const float *xc, float *buf)
+static void o2h_phase_fill_s2(const O2hConv2d *p, O2hPhasePlane d, const float *xc, float *buf)
 {
     int be = p->PL % 2, bo = 1 - be;
     int offe = (p->PL - be) / 2, offo = (p->PL - bo + 1) / 2;
@@ -245,10 +284,10 @@ static void o2h_dw_fill_s2(const O2hConv2d *p, O2hDwPlane d, const float *xc, fl
 /* Copy input plane xc into the phase-split buffer. Only the positions
  * that hold input pixels are written: the pads and the slack were zeroed
  * once per call and are the same for every channel. */
-static void o2h_dw_fill(const O2hConv2d *p, O2hDwPlane d, const float *xc, float *buf)
+static void o2h_phase_fill(const O2hConv2d *p, O2hPhasePlane d, const float *xc, float *buf)
 {
     if (p->SW == 2) {
-        o2h_dw_fill_s2(p, d, xc, buf);
+        o2h_phase_fill_s2(p, d, xc, buf);
         return;
     }
     for (int a = 0; a < p->SH; a++)
@@ -280,7 +319,7 @@ static void o2h_dw_fill(const O2hConv2d *p, O2hDwPlane d, const float *xc, float
 }
 
 /* Offset of tap (kh, kw) into the buffer, relative to the flat output index. */
-static size_t o2h_dw_tap(const O2hConv2d *p, O2hDwPlane d, int kh, int kw)
+static size_t o2h_phase_tap(const O2hConv2d *p, O2hPhasePlane d, int kh, int kw)
 {
     int qh = kh * p->DH, qw = kw * p->DW;
     size_t phase = (size_t)((qh % p->SH) * p->SW + qw % p->SW);
@@ -335,14 +374,14 @@ static void o2h_dw_flat(int ntap, const float *buf, const size_t *off, const flo
 #endif
 
 /* Tap-outer accumulation for filters with many taps (or no vectors). */
-static void o2h_dw_flat_big(const O2hConv2d *p, O2hDwPlane d, const float *buf, const float *w,
+static void o2h_dw_flat_big(const O2hConv2d *p, O2hPhasePlane d, const float *buf, const float *w,
                             float b, size_t n, float *flat)
 {
     for (size_t i = 0; i < n; i++)
         flat[i] = b;
     for (int kh = 0; kh < p->KH; kh++)
         for (int kw = 0; kw < p->KW; kw++) {
-            const float *src = buf + o2h_dw_tap(p, d, kh, kw);
+            const float *src = buf + o2h_phase_tap(p, d, kh, kw);
             float wt = w[kh * p->KW + kw];
             for (size_t i = 0; i < n; i++)
                 flat[i] += wt * src[i];
@@ -350,7 +389,7 @@ static void o2h_dw_flat_big(const O2hConv2d *p, O2hDwPlane d, const float *buf, 
 }
 
 /* Compact the flat rows into y, adding the residual, then the activation. */
-static void o2h_dw_store(const O2hConv2d *p, O2hDwPlane d, const float *flat, const float *res,
+static void o2h_dw_store(const O2hConv2d *p, O2hPhasePlane d, const float *flat, const float *res,
                          const O2hEpilogue *e, int f, float *yf)
 {
     for (int oh = 0; oh < p->HO; oh++) {
@@ -371,7 +410,7 @@ static void o2h_dw_store(const O2hConv2d *p, O2hDwPlane d, const float *flat, co
 static void o2h_conv_depthwise(const O2hConv2d *p, const float *x, const float *w,
                                const float *bias, const O2hEpilogue *e, float *y, float *scratch)
 {
-    O2hDwPlane d = o2h_dw_plane(p);
+    O2hPhasePlane d = o2h_phase_plane(p);
     int mult = p->F / p->C, ntap = p->KH * p->KW;
     size_t hw = (size_t)p->H * p->W, hwo = (size_t)p->HO * p->WO;
     size_t n = (size_t)p->HO * d.wq, nv = (n + O2H_VL - 1) / O2H_VL * O2H_VL;
@@ -380,10 +419,10 @@ static void o2h_conv_depthwise(const O2hConv2d *p, const float *x, const float *
     int reg = ntap <= O2H_DW_REG_TAPS;
     memset(buf, 0, (size_t)p->SH * p->SW * d.phase * sizeof *buf);
     for (int t = 0; reg && t < ntap; t++)
-        off[t] = o2h_dw_tap(p, d, t / p->KW, t % p->KW);
+        off[t] = o2h_phase_tap(p, d, t / p->KW, t % p->KW);
     for (int nn = 0; nn < p->N; nn++)
         for (int c = 0; c < p->C; c++) {
-            o2h_dw_fill(p, d, x + ((size_t)nn * p->C + c) * hw, buf);
+            o2h_phase_fill(p, d, x + ((size_t)nn * p->C + c) * hw, buf);
             for (int m = 0; m < mult; m++) {
                 int f = c * mult + m;
                 size_t yoff = ((size_t)nn * p->F + f) * hwo;
@@ -399,6 +438,50 @@ static void o2h_conv_depthwise(const O2hConv2d *p, const float *x, const float *
         }
 }
 
+/* --------------------------------------------------------------- direct */
+
+/* Standard conv without im2col: the input channels of a group are filled
+ * into phase planes (as for depthwise), so tap t of channel c is the
+ * contiguous row buf + c*cs + off[t] over the flat output index. The conv is
+ * then one GEMM whose K rows come in KH*KW segments (one per tap) of C/G
+ * channels, writing the flat [F/G][HO*wq] output; a last pass drops the
+ * wq - WO extra columns of each row and applies residual and activation. */
+static void o2h_direct_store(const O2hConv2d *p, O2hPhasePlane d, int fg, const float *flat,
+                             const float *res, const O2hEpilogue *e, int f0, float *y)
+{
+    size_t hwo = (size_t)p->HO * p->WO, n = (size_t)p->HO * d.wq;
+    for (int f = 0; f < fg; f++)
+        o2h_dw_store(p, d, flat + (size_t)f * n, res ? res + (size_t)f * hwo : NULL, e, f0 + f,
+                     y + (size_t)f * hwo);
+}
+
+static void o2h_conv_direct(const O2hConv2d *p, const float *x, const float *w,
+                            const float *bias, const O2hEpilogue *e, float *y, float *scratch)
+{
+    O2hPhasePlane d = o2h_phase_plane(p);
+    int fg = p->F / p->G, cg = p->C / p->G, taps = p->KH * p->KW;
+    size_t cs = (size_t)p->SH * p->SW * d.phase, hw = (size_t)p->H * p->W;
+    size_t hwo = (size_t)p->HO * p->WO, n = (size_t)p->HO * d.wq;
+    size_t per = o2h_gemm_panels_size(fg, o2h_conv_k(p));
+    size_t seg[O2H_DIRECT_MAX_TAPS];
+    float *buf = scratch, *flat = scratch + (size_t)cg * cs;
+    for (int t = 0; t < taps; t++)
+        seg[t] = o2h_phase_tap(p, d, t / p->KW, t % p->KW);
+    memset(buf, 0, (size_t)cg * cs * sizeof *buf);
+    for (int nn = 0; nn < p->N; nn++)
+        for (int g = 0; g < p->G; g++) {
+            const float *xg = x + ((size_t)nn * p->C + (size_t)g * cg) * hw;
+            size_t yoff = ((size_t)nn * p->F + (size_t)g * fg) * hwo;
+            O2hTileEpi ep = {1.0f, bias ? bias + g * fg : NULL, NULL, NULL, 0, NULL, 0, 0};
+            for (int c = 0; c < cg; c++)
+                o2h_phase_fill(p, d, xg + (size_t)c * hw, buf + (size_t)c * cs);
+            o2h_gemm_core_seg(fg, (int)n, taps, cg, w + g * per, buf, seg, (ptrdiff_t)cs, flat,
+                              (ptrdiff_t)n, &ep);
+            o2h_direct_store(p, d, fg, flat, e && e->residual ? e->residual + yoff : NULL, e,
+                             g * fg, y + yoff);
+        }
+}
+
 /* ------------------------------------------------------------ interface */
 
 void o2h_conv2d_f32(const O2hConv2d *p, const float *x, const float *w, const float *bias,
@@ -407,6 +490,10 @@ void o2h_conv2d_f32(const O2hConv2d *p, const float *x, const float *w, const fl
     O2hConvPath path = o2h_conv_path(p);
     if (path == O2H_CONV_DEPTHWISE) {
         o2h_conv_depthwise(p, x, w, bias, e, y, scratch);
+        return;
+    }
+    if (path == O2H_CONV_DIRECT) {
+        o2h_conv_direct(p, x, w, bias, e, y, scratch);
         return;
     }
     o2h_conv_gemm(p, x, w, bias, e, y, scratch);

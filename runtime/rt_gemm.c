@@ -5,8 +5,8 @@
  * Why this shape: almost all CNN time is in GEMMs (pointwise convs directly,
  * standard convs after im2col, fully connected layers). The core computes a
  * register tile of MR rows x NV vectors with broadcast-FMA, loops over
- * K in blocks of KC so the B tile stays in L1 while the A panels stream from
- * L2, and applies the epilogue (scale, bias, residual, activation) while the
+ * columns in blocks that keep C in L2 and over K in blocks of KC so the B
+ * tile stays in L1 while the A panels stream from L2, and applies the epilogue (scale, bias, residual, activation) while the
  * tile is still in registers, so no extra pass over the output is needed.
  * B is read in place (no packing) when its rows are contiguous; only a ragged
  * last column tile is copied into a zero-padded buffer on the stack. */
@@ -26,6 +26,8 @@ typedef struct {
     const float *p;
     ptrdiff_t ld;       /* element (k,n) at p[k*ld + n] when not packed */
     int packed;         /* ceil(N/NR) panels of [K][NR] */
+    int seglen;         /* > 0: rows come in segments of seglen rows, segment s */
+    const size_t *seg;  /*      starting at p + seg[s] (row stride ld within) */
 } O2hMatB;
 
 /* One K block of a tile: the state the tile store needs. */
@@ -43,15 +45,18 @@ size_t o2h_gemm_panels_size(int M, int K)
     return (size_t)((M + O2H_MR - 1) / O2H_MR) * O2H_MR * (size_t)K;
 }
 
-void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks,
+void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks, int taps,
                             float *ap)
 {
+    int cg = K / (taps > 0 ? taps : 1);
     for (int i0 = 0; i0 < M; i0 += O2H_MR) {
         float *pp = ap + (size_t)i0 * K;
-        for (int k = 0; k < K; k++)
+        for (int k = 0; k < K; k++) {
+            int src = taps > 1 ? (k % cg) * taps + k / cg : k;
             for (int r = 0; r < O2H_MR; r++)
                 pp[(size_t)k * O2H_MR + r] =
-                    i0 + r < M ? a[(ptrdiff_t)(i0 + r) * rs + (ptrdiff_t)k * ks] : 0.0f;
+                    i0 + r < M ? a[(ptrdiff_t)(i0 + r) * rs + (ptrdiff_t)src * ks] : 0.0f;
+        }
     }
 }
 
@@ -213,6 +218,52 @@ static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t l
         O2H_TILE_MR(1);
 }
 
+/* Ragged column tails of at most 4 columns (a 7x7 map has 49 = 48 + 1):
+ * a full-width tile would spend a whole vector per row on one column, so
+ * the tail vectorizes along the MR rows of the packed A panel instead, one
+ * accumulator per column. */
+#if O2H_MR == 8 || O2H_MR == 4
+#define O2H_TAIL_COLS 4
+typedef float o2h_vm __attribute__((vector_size(O2H_MR * 4)));
+
+O2H_INLINE void o2h_cols_run(int nc, int kc, const float *restrict a, const float *restrict b,
+                             ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    o2h_vm acc[O2H_TAIL_COLS];
+    float t[O2H_MR * O2H_NR];
+    for (int j = 0; j < nc; j++)
+        acc[j] = (o2h_vm){0};
+    for (int k = 0; k < kc; k++) {
+        o2h_vm av;
+        memcpy(&av, a + (size_t)k * O2H_MR, sizeof av);
+        for (int j = 0; j < nc; j++)
+            acc[j] += av * b[(ptrdiff_t)k * ldb + j];
+    }
+    for (int j = 0; j < nc; j++)
+        for (int r = 0; r < O2H_MR; r++)
+            t[r * O2H_NR + j] = acc[j][r];
+    o2h_tile_store_scalar(t, tp, ep);
+}
+
+static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
+                          const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    switch (tp->nr) {
+    case 1: o2h_cols_run(1, kc, a, b, ldb, tp, ep); return;
+    case 2: o2h_cols_run(2, kc, a, b, ldb, tp, ep); return;
+    case 3: o2h_cols_run(3, kc, a, b, ldb, tp, ep); return;
+    default: o2h_cols_run(4, kc, a, b, ldb, tp, ep); return;
+    }
+}
+#else
+#define O2H_TAIL_COLS 0
+static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
+                          const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    (void)kc; (void)a; (void)b; (void)ldb; (void)tp; (void)ep;
+}
+#endif
+
 #else /* plain C fallback */
 
 static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t ldb,
@@ -230,6 +281,13 @@ static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t l
         }
     }
     o2h_tile_store_scalar(t, tp, ep);
+}
+
+#define O2H_TAIL_COLS 0
+static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
+                          const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    (void)kc; (void)a; (void)b; (void)ldb; (void)tp; (void)ep;
 }
 
 #endif
@@ -261,6 +319,73 @@ static void o2h_gemm_empty(int M, int N, float *c, ptrdiff_t ldc, const O2hTileE
         }
 }
 
+/* Columns per outer block: the C block (M x NC) stays in L2 across the
+ * K blocks. */
+static int o2h_gemm_nc(int M)
+{
+    int nc = 65536 / (M > 0 ? M : 1) / O2H_NR * O2H_NR;
+    return nc < O2H_NR ? O2H_NR : nc;
+}
+
+/* End of the K block starting at pc: KC rows, not crossing a segment. */
+static int o2h_kblock_end(const O2hMatB *B, int K, int pc)
+{
+    int end = pc + O2H_KC < K ? pc + O2H_KC : K;
+    if (B->seglen > 0) {
+        int seg_end = (pc / B->seglen + 1) * B->seglen;
+        end = end < seg_end ? end : seg_end;
+    }
+    return end;
+}
+
+/* Address of B row pc, column j0 (unpacked B). */
+static const float *o2h_b_row(const O2hMatB *B, int pc, int j0)
+{
+    if (B->seglen > 0)
+        return B->p + B->seg[pc / B->seglen] + (ptrdiff_t)(pc % B->seglen) * B->ld + j0;
+    return B->p + (ptrdiff_t)pc * B->ld + j0;
+}
+
+/* The B tile for K rows [pc, pc+kc) and columns [j0, j0+nr): in place,
+ * from the packed panels, or copied to bedge when the width is ragged. */
+static const float *o2h_b_tile(const O2hMatB *B, int K, int pc, int kc, int j0, int nr,
+                               float *bedge, ptrdiff_t *ldb)
+{
+    int nv = (nr + O2H_VL - 1) / O2H_VL;
+    if (B->packed) {
+        *ldb = O2H_NR;
+        return B->p + (size_t)(j0 / O2H_NR) * K * O2H_NR + (size_t)pc * O2H_NR;
+    }
+    if (nr % O2H_VL == 0) {
+        *ldb = B->ld;
+        return o2h_b_row(B, pc, j0);
+    }
+    o2h_copy_b_edge(kc, nr, nv * O2H_VL, o2h_b_row(B, pc, j0), B->ld, bedge);
+    *ldb = nv * O2H_VL;
+    return bedge;
+}
+
+/* The A panel for rows [i0, i0+MR) and K rows [pc, pc+kc). */
+static const float *o2h_a_panel(const O2hMatA *A, int K, int M, int i0, int pc, int kc,
+                                float *apan)
+{
+    if (A->packed)
+        return A->p + (size_t)i0 * K + (size_t)pc * O2H_MR;
+    for (int r = 0; r < O2H_MR; r++) {
+        if (i0 + r >= M) {
+            for (int k = 0; k < kc; k++)
+                apan[k * O2H_MR + r] = 0.0f;
+            continue;
+        }
+        const float *src = A->p + (ptrdiff_t)(i0 + r) * A->rs + (ptrdiff_t)pc * A->ks;
+        for (int k = 0; k < kc; k++)
+            apan[k * O2H_MR + r] = src[(ptrdiff_t)k * A->ks];
+    }
+    return apan;
+}
+
+/* Loop nest: column blocks of NC (C block in L2) > K blocks of KC > column
+ * tiles of NR (B tile in L1) > row panels of MR (A panel streamed). */
 static void o2h_gemm_blocked(int M, int N, int K, const O2hMatA *A, const O2hMatB *B,
                              float *c, ptrdiff_t ldc, const O2hTileEpi *ep)
 {
@@ -272,42 +397,41 @@ static void o2h_gemm_blocked(int M, int N, int K, const O2hMatA *A, const O2hMat
     }
     float apan[O2H_KC * O2H_MR];
     float bedge[O2H_KC * O2H_NR];
-    for (int pc = 0; pc < K; pc += O2H_KC) {
-        int kc = o2h_mini(O2H_KC, K - pc);
-        for (int j0 = 0; j0 < N; j0 += O2H_NR) {
-            int nr = o2h_mini(O2H_NR, N - j0);
-            int nv = (nr + O2H_VL - 1) / O2H_VL;
-            const float *b;
-            ptrdiff_t ldb;
-            if (B->packed) {
-                b = B->p + (size_t)(j0 / O2H_NR) * K * O2H_NR + (size_t)pc * O2H_NR;
-                ldb = O2H_NR;
-            } else if (nr % O2H_VL == 0) {
-                b = B->p + (ptrdiff_t)pc * B->ld + j0;
-                ldb = B->ld;
-            } else {
-                o2h_copy_b_edge(kc, nr, nv * O2H_VL, B->p + (ptrdiff_t)pc * B->ld + j0, B->ld,
-                                bedge);
-                b = bedge;
-                ldb = nv * O2H_VL;
-            }
-            for (int i0 = 0; i0 < M; i0 += O2H_MR) {
-                const float *a;
-                O2hTilePos tp = {c, ldc, i0, j0, o2h_mini(O2H_MR, M - i0), nr,
-                                 pc == 0, pc + kc == K};
-                if (A->packed) {
-                    a = A->p + (size_t)i0 * K + (size_t)pc * O2H_MR;
-                } else {
-                    for (int k = 0; k < kc; k++)
-                        for (int r = 0; r < O2H_MR; r++)
-                            apan[k * O2H_MR + r] =
-                                r < tp.mr ? A->p[(ptrdiff_t)(i0 + r) * A->rs +
-                                                 (ptrdiff_t)(pc + k) * A->ks]
-                                          : 0.0f;
-                    a = apan;
+    int ncb = o2h_gemm_nc(M);
+    for (int jc = 0; jc < N; jc += ncb) {
+        int jend = o2h_mini(N, jc + ncb);
+        for (int pc = 0; pc < K;) {
+            int pe = o2h_kblock_end(B, K, pc), kc = pe - pc;
+            if (A->packed)
+                for (int j0 = jc; j0 < jend; j0 += O2H_NR) {
+                    int nr = o2h_mini(O2H_NR, jend - j0);
+                    int cols = !B->packed && nr <= O2H_TAIL_COLS && nr < O2H_VL;
+                    ptrdiff_t ldb = B->ld;
+                    const float *b = cols ? o2h_b_row(B, pc, j0)
+                                          : o2h_b_tile(B, K, pc, kc, j0, nr, bedge, &ldb);
+                    for (int i0 = 0; i0 < M; i0 += O2H_MR) {
+                        O2hTilePos tp = {c, ldc, i0, j0, o2h_mini(O2H_MR, M - i0), nr,
+                                         pc == 0, pe == K};
+                        const float *a = o2h_a_panel(A, K, M, i0, pc, kc, apan);
+                        if (cols)
+                            o2h_tile_cols(kc, a, b, ldb, &tp, ep);
+                        else
+                            o2h_tile((nr + O2H_VL - 1) / O2H_VL, kc, a, b, ldb, &tp, ep);
+                    }
                 }
-                o2h_tile(nv, kc, a, b, ldb, &tp, ep);
-            }
+            else /* pack each A panel once per K block */
+                for (int i0 = 0; i0 < M; i0 += O2H_MR) {
+                    const float *a = o2h_a_panel(A, K, M, i0, pc, kc, apan);
+                    for (int j0 = jc; j0 < jend; j0 += O2H_NR) {
+                        int nr = o2h_mini(O2H_NR, jend - j0);
+                        ptrdiff_t ldb;
+                        const float *b = o2h_b_tile(B, K, pc, kc, j0, nr, bedge, &ldb);
+                        O2hTilePos tp = {c, ldc, i0, j0, o2h_mini(O2H_MR, M - i0), nr,
+                                         pc == 0, pe == K};
+                        o2h_tile((nr + O2H_VL - 1) / O2H_VL, kc, a, b, ldb, &tp, ep);
+                    }
+                }
+            pc = pe;
         }
     }
 }
@@ -316,8 +440,17 @@ void o2h_gemm_core(int M, int N, int K, const float *ap, const float *b, ptrdiff
                    float *c, ptrdiff_t ldc, const O2hTileEpi *ep)
 {
     O2hMatA A = {ap, 0, 0, 1};
-    O2hMatB B = {b, ldb, 0};
+    O2hMatB B = {b, ldb, 0, 0, NULL};
     o2h_gemm_blocked(M, N, K, &A, &B, c, ldc, ep);
+}
+
+void o2h_gemm_core_seg(int M, int N, int nseg, int seglen, const float *ap, const float *b,
+                       const size_t *seg, ptrdiff_t ldb, float *c, ptrdiff_t ldc,
+                       const O2hTileEpi *ep)
+{
+    O2hMatA A = {ap, 0, 0, 1};
+    O2hMatB B = {b, ldb, 0, seglen, seg};
+    o2h_gemm_blocked(M, N, nseg * seglen, &A, &B, c, ldc, ep);
 }
 
 /* ---------------------------------------------------------------- Gemm op */
@@ -389,7 +522,7 @@ void o2h_gemm_f32(const O2hGemm *p, const float *a, const float *b, const float 
 {
     int M = p->M, N = p->N, K = p->K;
     O2hMatA A = {a, p->trans_a ? 1 : K, p->trans_a ? M : 1, 0};
-    O2hMatB B = {b, N, 1};
+    O2hMatB B = {b, N, 1, 0, NULL};
     O2hTileEpi ep = {p->alpha, NULL, NULL, NULL, 0, e, 0, 1};
     (void)scratch;
     if (e && e->residual) {
@@ -438,7 +571,7 @@ void o2h_matmul_f32(const O2hMatMul *p, const float *a, const float *b, float *y
         const float *bb = b + o2h_bcast_offset(p, p->b_dims, bi) * (size_t)K * N;
         float *yb = y + (size_t)bi * M * N;
         O2hMatA A = {ab, K, 1, 0};
-        O2hMatB B = {bb, N, 0};
+        O2hMatB B = {bb, N, 0, 0, NULL};
         o2h_gemm_blocked(M, N, K, &A, &B, yb, N, &ep);
     }
 }

@@ -115,9 +115,15 @@ typedef struct {
  * Uses about (KC*NR + KC*MR) floats of stack for ragged tiles. */
 void o2h_gemm_core(int M, int N, int K, const float *ap, const float *b, ptrdiff_t ldb,
                    float *c, ptrdiff_t ldc, const O2hTileEpi *ep);
+/* Same with K = nseg * seglen rows of B in segments: row r of segment s at
+ * b + seg[s] + r*ldb (a conv's taps over shifted views of one input). */
+void o2h_gemm_core_seg(int M, int N, int nseg, int seglen, const float *ap, const float *b,
+                       const size_t *seg, ptrdiff_t ldb, float *c, ptrdiff_t ldc,
+                       const O2hTileEpi *ep);
 size_t o2h_gemm_panels_size(int M, int K);
-/* Pack rows [0,M) of A (element (m,k) at a[m*rs + k*ks]) into MR-row panels. */
-void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks,
+/* Pack rows [0,M) of A (element (m,k) at a[m*rs + k*ks]) into MR-row panels.
+ * taps > 1 reorders K from (channel, tap) to (tap, channel) for K = C*taps. */
+void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks, int taps,
                             float *ap);
 
 /* Activation of n contiguous values of one channel; fast vector paths. */

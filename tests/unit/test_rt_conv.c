@@ -1,5 +1,6 @@
-/* test_rt_conv.c - every conv path (pointwise GEMM, im2col GEMM, depthwise
- * with and without multiplier, the large-filter depthwise loop)
+/* test_rt_conv.c - every conv path (pointwise GEMM, im2col GEMM, direct
+ * GEMM over phase planes, depthwise with and
+ * without multiplier, the large-filter depthwise loop)
  * and ConvTranspose against direct reference loops in double, with each
  * epilogue kind. */
 #include "test_rt_util.h"
@@ -136,6 +137,47 @@ static void test_im2col(void)
     run_conv("im2col-blocks", &big, O2H_ACT_NONE, 0, 0);
 }
 
+static void test_direct(void)
+{
+    ConvCase cs[] = {
+        {1, 16, 12, 12, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {2, 24, 22, 21, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   /* stride 2 */
+        {1, 16, 14, 14, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},   /* dilation */
+        {1, 17, 24, 13, 5, 3, 2, 2, 1, 1, 1, 0, 1, 2, 0, 1},   /* asymmetric */
+        {1, 32, 11, 11, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},  /* groups, 16 per group */
+        {1, 300, 11, 11, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  /* two K blocks per tap */
+        {1, 16, 23, 23, 8, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1},
+        {1, 16, 28, 28, 4, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},
+        {1, 16, 33, 33, 4, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0, 1},   /* stride 3, no pads */
+        {1, 16, 1, 300, 6, 1, 5, 1, 2, 1, 1, 0, 2, 0, 2, 1},   /* 1-D */
+        {1, 64, 30, 30, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  /* several column blocks */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("direct", &cs[i]);
+}
+
+/* Few output pixels: ragged column tails of the GEMM. */
+static void test_fewpix(void)
+{
+    ConvCase cs[] = {
+        {1, 40, 7, 7, 50, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   /* pointwise 7x7 */
+        {2, 300, 5, 5, 33, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* K blocks, ragged F */
+        {1, 20, 1, 1, 97, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   /* one pixel (SE conv) */
+        {1, 32, 7, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* 3x3 on 7x7 */
+        {1, 24, 14, 14, 30, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, /* stride 2 to 7x7 */
+        {1, 64, 8, 8, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},   /* groups */
+        {1, 6, 9, 9, 30, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1},    /* few channels */
+        {1, 16, 3, 5, 25, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   /* 15 pixels */
+        {1, 16, 5, 10, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* tails of 1..4 columns */
+        {1, 16, 3, 17, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 16, 4, 13, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 16, 2, 25, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 512, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  /* K blocks + 1-column tail */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("fewpix", &cs[i]);
+}
+
 static void test_depthwise(void)
 {
     ConvCase cs[] = {
@@ -222,6 +264,8 @@ int main(void)
 {
     test_pointwise();
     test_im2col();
+    test_direct();
+    test_fewpix();
     test_depthwise();
     test_transpose();
     return check_done();
