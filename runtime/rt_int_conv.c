@@ -225,9 +225,20 @@ static void o2h_tile1(const O2hPanel *q, const int8_t *col, int64_t ldc, int f, 
  * the end since the true sum fits int32, see the compiler's check). A block
  * holds 32 pixels x 4 consecutive k as [k/4][pixel][4] bytes. */
 
-static void o2h_vnni_weights(const O2hPanel *q, int32_t *w4, int32_t *corr)
+/* rows of K bytes with K % 4 == 0 are already [k/4][4]: only the sums */
+static const int32_t *o2h_vnni_weights(const O2hPanel *q, int32_t *w4, int32_t *corr)
 {
     int K4 = (q->K + 3) / 4;
+    if (q->K % 4 == 0) {
+        for (int f = 0; f < q->F; f++) {
+            const int8_t *w = q->w + (int64_t)f * q->K;
+            int32_t sum = 0;
+            for (int k = 0; k < q->K; k++)
+                sum += w[k];
+            corr[f] = (int32_t)((int64_t)q->bias[f] - 128 * (int64_t)sum);
+        }
+        return (const int32_t *)(const void *)q->w;
+    }
     for (int f = 0; f < q->F; f++) {
         const int8_t *w = q->w + (int64_t)f * q->K;
         int64_t sum = 0;
@@ -241,6 +252,7 @@ static void o2h_vnni_weights(const O2hPanel *q, int32_t *w4, int32_t *corr)
         }
         corr[f] = (int32_t)((int64_t)q->bias[f] - 128 * sum);
     }
+    return w4;
 }
 
 static void o2h_vnni_block(const int8_t *col, int64_t ldc, int K, uint8_t *blk)
@@ -264,6 +276,14 @@ static void o2h_vnni_block(const int8_t *col, int64_t ldc, int K, uint8_t *blk)
     }
 }
 
+/* a 4-byte weight group (rows may be unaligned when used in place) */
+static inline int32_t o2h_word(const int32_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
 static void o2h_vnni_tile(const O2hPanel *q, const uint8_t *blk, const int32_t *w4, const int32_t *corr, int f,
                           int rows, int p0, int np)
 {
@@ -276,7 +296,7 @@ static void o2h_vnni_tile(const O2hPanel *q, const uint8_t *blk, const int32_t *
         for (int k4 = 0; k4 < K4; k4++) {
             __m512i x0 = _mm512_loadu_si512(blk + k4 * 128), x1 = _mm512_loadu_si512(blk + k4 * 128 + 64);
             for (int r = 0; r < 4; r++) {
-                __m512i u = _mm512_set1_epi32(w[(int64_t)r * K4 + k4]);
+                __m512i u = _mm512_set1_epi32(o2h_word(w + (int64_t)r * K4 + k4));
                 a[r][0] = _mm512_dpbusd_epi32(a[r][0], x0, u);
                 a[r][1] = _mm512_dpbusd_epi32(a[r][1], x1, u);
             }
@@ -285,7 +305,7 @@ static void o2h_vnni_tile(const O2hPanel *q, const uint8_t *blk, const int32_t *
         for (int k4 = 0; k4 < K4; k4++) {
             __m512i x0 = _mm512_loadu_si512(blk + k4 * 128), x1 = _mm512_loadu_si512(blk + k4 * 128 + 64);
             for (int r = 0; r < rows; r++) {
-                __m512i u = _mm512_set1_epi32(w[(int64_t)r * K4 + k4]);
+                __m512i u = _mm512_set1_epi32(o2h_word(w + (int64_t)r * K4 + k4));
                 a[r][0] = _mm512_dpbusd_epi32(a[r][0], x0, u);
                 a[r][1] = _mm512_dpbusd_epi32(a[r][1], x1, u);
             }
@@ -305,9 +325,9 @@ static void o2h_panel(const O2hPanel *q)
 {
 #ifdef O2H_VNNI
     int K4 = (q->K + 3) / 4;
-    int32_t *w4 = q->work, *corr = w4 + (int64_t)q->F * K4;
-    uint8_t *blk = (uint8_t *)(((uintptr_t)(corr + q->F) + 63) & ~(uintptr_t)63);
-    o2h_vnni_weights(q, w4, corr);
+    int32_t *corr = q->work, *pack = corr + q->F;
+    uint8_t *blk = (uint8_t *)(((uintptr_t)(pack + (int64_t)q->F * K4) + 63) & ~(uintptr_t)63);
+    const int32_t *w4 = o2h_vnni_weights(q, pack, corr);
 #endif
     for (int p0 = 0; p0 < q->P; p0 += O2H_VT) {
         int np = q->P - p0 < O2H_VT ? q->P - p0 : O2H_VT;
@@ -403,6 +423,29 @@ size_t o2h_conv2d_s8_scratch(const O2hConv2d *p)
 }
 
 /* col[(c*KH + kh)*KW + kw][oh*WO + ow] for the channels of one group. */
+/* dst[j] = src[j * S] for j < n, reading no byte past src[(n - 1) * S] */
+static void o2h_strided_copy(int8_t *dst, const int8_t *src, int n, int S)
+{
+    int j = 0;
+    if (S == 1) {
+        memcpy(dst, src, (size_t)(n > 0 ? n : 0));
+        return;
+    }
+#if defined(__AVX2__) && !defined(O2H_NO_VEC)
+    if (S == 2) {
+        const __m256i even = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8,
+                                              10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+        for (; j + 16 <= n && 2 * j + 32 <= 2 * (n - 1) + 1; j += 16) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + 2 * j));
+            v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, even), 0xD8);
+            _mm_storeu_si128((__m128i *)(void *)(dst + j), _mm256_castsi256_si128(v));
+        }
+    }
+#endif
+    for (; j < n; j++)
+        dst[j] = src[(int64_t)j * S];
+}
+
 static void o2h_im2col_s8(const O2hConv2d *p, const int8_t *x, int cg, int8_t zero, int8_t *col)
 {
     int64_t P = (int64_t)p->HO * p->WO;
@@ -419,10 +462,14 @@ static void o2h_im2col_s8(const O2hConv2d *p, const int8_t *x, int cg, int8_t ze
                         continue;
                     }
                     const int8_t *src = plane + (int64_t)ih * p->W;
-                    for (int ow = 0; ow < p->WO; ow++) {
-                        int iw = ow * p->SW - p->PL + kw * p->DW;
-                        r[ow] = iw >= 0 && iw < p->W ? src[iw] : zero;
-                    }
+                    int off = kw * p->DW - p->PL;  /* iw = ow * SW + off */
+                    int ow0 = off >= 0 ? 0 : (-off + p->SW - 1) / p->SW;
+                    int ow1 = p->W - off > 0 ? (p->W - off + p->SW - 1) / p->SW : 0;
+                    ow1 = ow1 < p->WO ? ow1 : p->WO;
+                    ow0 = ow0 < ow1 ? ow0 : ow1;
+                    memset(r, zero, (size_t)ow0);
+                    o2h_strided_copy(r + ow0, src + ow0 * p->SW + off, ow1 - ow0, p->SW);
+                    memset(r + ow1, zero, (size_t)(p->WO - ow1));
                 }
             }
 }
@@ -448,14 +495,8 @@ static void o2h_dw_fill(const O2hConv2d *p, const int8_t *x, int8_t zero, O2hDwP
         for (int h = 0; h < p->H; h++) {
             const int8_t *src = x + (int64_t)h * W;
             int8_t *dst = d->pad + ((int64_t)r * d->Hp + h + p->PT) * Wq;
-            if (SW == 1)
-                memcpy(dst + j0, src + j0 - PL, (size_t)(j1 - j0));
-            else if (SW == 2)
-                for (int j = j0; j < j1; j++)
-                    dst[j] = src[2 * j + r - PL];
-            else
-                for (int j = j0; j < j1; j++)
-                    dst[j] = src[j * SW + r - PL];
+            if (j1 > j0)
+                o2h_strided_copy(dst + j0, src + j0 * SW + r - PL, j1 - j0, SW);
         }
     }
 }
@@ -500,17 +541,18 @@ static void o2h_dw_plane(const O2hConv2d *p, const int8_t *x, const int8_t *w, i
 {
     o2h_dw_fill(p, x, zero, d);
     int HO = p->HO, WO = p->WO, KH = p->KH, KW = p->KW, SW = p->SW;
-    int n = (WO + O2H_DW_ROUND - 1) & ~(O2H_DW_ROUND - 1);
+    int n = (WO + O2H_DW_ROUND - 1) & ~(O2H_DW_ROUND - 1), taps = 0;
+    int64_t off[O2H_DW_TAPS];
     const int8_t *src[O2H_DW_TAPS];
-    for (int oh = 0; oh < HO; oh++) {
-        int taps = 0;
-        for (int kh = 0; kh < KH; kh++) {
-            int ih = oh * p->SH + kh * p->DH;
-            for (int kw = 0; kw < KW; kw++) {
-                int c = kw * p->DW;
-                src[taps++] = d->pad + ((int64_t)(c % SW) * d->Hp + ih) * d->Wq + c / SW;
-            }
+    for (int kh = 0; kh < KH; kh++)
+        for (int kw = 0; kw < KW; kw++) {
+            int c = kw * p->DW;
+            off[taps++] = ((int64_t)(c % SW) * d->Hp + kh * p->DH) * d->Wq + c / SW;
         }
+    for (int oh = 0; oh < HO; oh++) {
+        const int8_t *row = d->pad + (int64_t)oh * p->SH * d->Wq;
+        for (int t = 0; t < taps; t++)
+            src[t] = row + off[t];
         o2h_dw_row(acc + (int64_t)oh * WO, src, w, taps, bias, n);
     }
     o2h_requant_row(acc, HO * WO, rq, ch, y);
