@@ -15,6 +15,8 @@
 #include <math.h>
 
 #define O2H_KC 256
+/* K steps ahead at which the A panel is prefetched. */
+#define O2H_PREFETCH_K 32
 
 typedef struct {
     const float *p;
@@ -111,6 +113,8 @@ O2H_INLINE void o2h_ukernel(int mrv, int nvv, int kc, const float *restrict a,
         O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] = (o2h_vf){0};
     for (int k = 0; k < kc; k++) {
         o2h_vf bv[O2H_NV];
+        /* A panels stream from memory when the weights do not fit the cache */
+        __builtin_prefetch(a + O2H_MR * O2H_PREFETCH_K);
         O2H_UNROLL for (int v = 0; v < nvv; v++) bv[v] = o2h_vload(b + v * O2H_VL);
         O2H_UNROLL for (int r = 0; r < mrv; r++)
         {
@@ -346,23 +350,61 @@ static const float *o2h_b_row(const O2hMatB *B, int pc, int j0)
     return B->p + (ptrdiff_t)pc * B->ld + j0;
 }
 
-/* The B tile for K rows [pc, pc+kc) and columns [j0, j0+nr): in place,
- * from the packed panels, or copied to bedge when the width is ragged. */
-static const float *o2h_b_tile(const O2hMatB *B, int K, int pc, int kc, int j0, int nr,
-                               float *bedge, ptrdiff_t *ldb)
+/* One K block [pc, pe) of one column block [jc, jend): what every tile of
+ * it needs. The last column tile is copied to a zero-padded buffer once
+ * per block when its width is ragged (and not a short column tail). */
+typedef struct {
+    const O2hMatA *A;
+    const O2hMatB *B;
+    int M, K, pc, pe, jc, jend;
+    int jlast;              /* first column of the last tile */
+    const float *blast;     /* its copied B tile, or NULL */
+    ptrdiff_t ldlast;
+    float *c;
+    ptrdiff_t ldc;
+    const O2hTileEpi *ep;
+} O2hKBlock;
+
+static int o2h_is_tail_cols(const O2hMatB *B, int nr)
 {
-    int nv = (nr + O2H_VL - 1) / O2H_VL;
+    return !B->packed && nr <= O2H_TAIL_COLS && nr < O2H_VL;
+}
+
+static void o2h_kblock_init(O2hKBlock *kb, float *bedge)
+{
+    int nr = kb->jend - kb->jlast, kc = kb->pe - kb->pc;
+    kb->blast = NULL;
+    if (kb->B->packed || o2h_is_tail_cols(kb->B, nr) || nr % O2H_VL == 0)
+        return;
+    int width = (nr + O2H_VL - 1) / O2H_VL * O2H_VL;
+    o2h_copy_b_edge(kc, nr, width, o2h_b_row(kb->B, kb->pc, kb->jlast), kb->B->ld, bedge);
+    kb->blast = bedge;
+    kb->ldlast = width;
+}
+
+/* Tile (i0, j0) of the K block with A panel a. */
+static void o2h_kblock_tile(const O2hKBlock *kb, const float *a, int i0, int j0)
+{
+    const O2hMatB *B = kb->B;
+    int nr = o2h_mini(O2H_NR, kb->jend - j0), kc = kb->pe - kb->pc;
+    O2hTilePos tp = {kb->c, kb->ldc, i0, j0, o2h_mini(O2H_MR, kb->M - i0), nr, kb->pc == 0,
+                     kb->pe == kb->K};
+    const float *b;
+    ptrdiff_t ldb = B->ld;
     if (B->packed) {
-        *ldb = O2H_NR;
-        return B->p + (size_t)(j0 / O2H_NR) * K * O2H_NR + (size_t)pc * O2H_NR;
+        b = B->p + (size_t)(j0 / O2H_NR) * kb->K * O2H_NR + (size_t)kb->pc * O2H_NR;
+        ldb = O2H_NR;
+    } else if (j0 == kb->jlast && kb->blast) {
+        b = kb->blast;
+        ldb = kb->ldlast;
+    } else {
+        b = o2h_b_row(B, kb->pc, j0);
+        if (o2h_is_tail_cols(B, nr)) {
+            o2h_tile_cols(kc, a, b, ldb, &tp, kb->ep);
+            return;
+        }
     }
-    if (nr % O2H_VL == 0) {
-        *ldb = B->ld;
-        return o2h_b_row(B, pc, j0);
-    }
-    o2h_copy_b_edge(kc, nr, nv * O2H_VL, o2h_b_row(B, pc, j0), B->ld, bedge);
-    *ldb = nv * O2H_VL;
-    return bedge;
+    o2h_tile((nr + O2H_VL - 1) / O2H_VL, kc, a, b, ldb, &tp, kb->ep);
 }
 
 /* The A panel for rows [i0, i0+MR) and K rows [pc, pc+kc). */
@@ -384,8 +426,14 @@ static const float *o2h_a_panel(const O2hMatA *A, int K, int M, int i0, int pc, 
     return apan;
 }
 
-/* Loop nest: column blocks of NC (C block in L2) > K blocks of KC > column
- * tiles of NR (B tile in L1) > row panels of MR (A panel streamed). */
+/* Floats of one K block of B kept in L2 while the row panels take turns:
+ * below this the A panel is the inner reuse (rows outside, each panel read
+ * once per K block), above it the B tile is (columns outside). */
+#define O2H_B_BLOCK_L2 65536
+
+/* Loop nest: column blocks of NC (C block in L2) > K blocks of KC > then
+ * either column tiles of NR (B tile in L1) > row panels of MR, or, when the
+ * B block is small or A must be packed on the fly, the other way round. */
 static void o2h_gemm_blocked(int M, int N, int K, const O2hMatA *A, const O2hMatB *B,
                              float *c, ptrdiff_t ldc, const O2hTileEpi *ep)
 {
@@ -402,35 +450,20 @@ static void o2h_gemm_blocked(int M, int N, int K, const O2hMatA *A, const O2hMat
         int jend = o2h_mini(N, jc + ncb);
         for (int pc = 0; pc < K;) {
             int pe = o2h_kblock_end(B, K, pc), kc = pe - pc;
-            if (A->packed)
-                for (int j0 = jc; j0 < jend; j0 += O2H_NR) {
-                    int nr = o2h_mini(O2H_NR, jend - j0);
-                    int cols = !B->packed && nr <= O2H_TAIL_COLS && nr < O2H_VL;
-                    ptrdiff_t ldb = B->ld;
-                    const float *b = cols ? o2h_b_row(B, pc, j0)
-                                          : o2h_b_tile(B, K, pc, kc, j0, nr, bedge, &ldb);
-                    for (int i0 = 0; i0 < M; i0 += O2H_MR) {
-                        O2hTilePos tp = {c, ldc, i0, j0, o2h_mini(O2H_MR, M - i0), nr,
-                                         pc == 0, pe == K};
-                        const float *a = o2h_a_panel(A, K, M, i0, pc, kc, apan);
-                        if (cols)
-                            o2h_tile_cols(kc, a, b, ldb, &tp, ep);
-                        else
-                            o2h_tile((nr + O2H_VL - 1) / O2H_VL, kc, a, b, ldb, &tp, ep);
-                    }
-                }
-            else /* pack each A panel once per K block */
+            O2hKBlock kb = {A, B, M, K, pc, pe, jc, jend, jc + (jend - jc - 1) / O2H_NR * O2H_NR,
+                            NULL, 0, c, ldc, ep};
+            o2h_kblock_init(&kb, bedge);
+            if (!A->packed || (size_t)kc * (size_t)(jend - jc) <= O2H_B_BLOCK_L2) {
                 for (int i0 = 0; i0 < M; i0 += O2H_MR) {
                     const float *a = o2h_a_panel(A, K, M, i0, pc, kc, apan);
-                    for (int j0 = jc; j0 < jend; j0 += O2H_NR) {
-                        int nr = o2h_mini(O2H_NR, jend - j0);
-                        ptrdiff_t ldb;
-                        const float *b = o2h_b_tile(B, K, pc, kc, j0, nr, bedge, &ldb);
-                        O2hTilePos tp = {c, ldc, i0, j0, o2h_mini(O2H_MR, M - i0), nr,
-                                         pc == 0, pe == K};
-                        o2h_tile((nr + O2H_VL - 1) / O2H_VL, kc, a, b, ldb, &tp, ep);
-                    }
+                    for (int j0 = jc; j0 < jend; j0 += O2H_NR)
+                        o2h_kblock_tile(&kb, a, i0, j0);
                 }
+            } else {
+                for (int j0 = jc; j0 < jend; j0 += O2H_NR)
+                    for (int i0 = 0; i0 < M; i0 += O2H_MR)
+                        o2h_kblock_tile(&kb, o2h_a_panel(A, K, M, i0, pc, kc, apan), i0, j0);
+            }
             pc = pe;
         }
     }
