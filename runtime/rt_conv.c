@@ -74,11 +74,27 @@ static int o2h_im2col_cols(const O2hConv2d *p)
  * [oh + kh*DH/SH][ow + kw*DW/SW], so one flat vector loop over oh*wq + ow
  * covers the whole output plane with contiguous loads; columns ow >= WO are
  * computed and dropped. */
+#define O2H_MAX_PHASE 8
+
 typedef struct {
     int hq, wq;
     size_t phase;   /* floats per phase including slack */
     size_t flat;    /* floats of the flat output buffer */
+    /* rows [i0[a], i1[a]) of row phase a and columns [j0[b], j1[b]) of
+     * column phase b hold input pixels (strides up to O2H_MAX_PHASE) */
+    int i0[O2H_MAX_PHASE], i1[O2H_MAX_PHASE], j0[O2H_MAX_PHASE], j1[O2H_MAX_PHASE];
 } O2hPhasePlane;
+
+static int o2h_cdiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+/* Index range [*lo, *hi) of phase ph (stride s, pad pad, n inputs, cap
+ * entries) whose padded position holds an input pixel. */
+static void o2h_phase_range(int ph, int s, int pad, int n, int cap, int *lo, int *hi)
+{
+    int a = o2h_cdiv(pad - ph, s), b = o2h_cdiv(n + pad - ph, s);
+    *lo = a < 0 ? 0 : a;
+    *hi = b > cap ? cap : b;
+}
 
 static O2hPhasePlane o2h_phase_plane(const O2hConv2d *p)
 {
@@ -87,6 +103,10 @@ static O2hPhasePlane o2h_phase_plane(const O2hConv2d *p)
     d.wq = p->WO + (p->KW - 1) * p->DW / p->SW;
     d.phase = (size_t)d.hq * d.wq + (size_t)d.wq + 2 * O2H_VL;
     d.flat = ((size_t)p->HO * d.wq + O2H_VL - 1) / O2H_VL * O2H_VL + O2H_VL;
+    for (int a = 0; a < p->SH && a < O2H_MAX_PHASE; a++)
+        o2h_phase_range(a, p->SH, p->PT, p->H, d.hq, &d.i0[a], &d.i1[a]);
+    for (int b = 0; b < p->SW && b < O2H_MAX_PHASE; b++)
+        o2h_phase_range(b, p->SW, p->PL, p->W, d.wq, &d.j0[b], &d.j1[b]);
     return d;
 }
 
@@ -124,7 +144,7 @@ size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
     switch (o2h_conv_path(p)) {
     case O2H_CONV_DEPTHWISE: {
         O2hPhasePlane d = o2h_phase_plane(p);
-        return (size_t)p->SH * p->SW * d.phase + d.flat;
+        return 2 * (size_t)p->SH * p->SW * d.phase + d.flat;
     }
     case O2H_CONV_DIRECT: {
         O2hPhasePlane d = o2h_phase_plane(p);
@@ -141,8 +161,6 @@ size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
 }
 
 /* ------------------------------------------------------------- im2col */
-
-static int o2h_cdiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
 /* Copy n input pixels starting at xr with stride s (1 and 2 get their own
  * loops so they vectorize). */
@@ -244,6 +262,15 @@ static void o2h_deinterleave2(const float *x, float *ev, int ne, float *od, int 
         o2h_vstore(ev + k, O2H_VEVEN(a, b));
         o2h_vstore(od + k, O2H_VODD(a, b));
     }
+    for (; k + 4 <= nb; k += 4) {
+        o2h_v4 a, b, e, o;
+        memcpy(&a, x + 2 * k, sizeof a);
+        memcpy(&b, x + 2 * k + 4, sizeof b);
+        e = O2H_V4EVEN(a, b);
+        o = O2H_V4ODD(a, b);
+        memcpy(ev + k, &e, sizeof e);
+        memcpy(od + k, &o, sizeof o);
+    }
 #endif
     for (int j = k; j < ne; j++)
         ev[j] = x[2 * j];
@@ -252,8 +279,10 @@ static void o2h_deinterleave2(const float *x, float *ev, int ne, float *od, int 
 }
 
 /* Stride-2 fill: each input row feeds the two column phases at once. */
-static void o2h_phase_fill_s2(const O2hConv2d *p, O2hPhasePlane d, const float *xc, float *buf)
+static void o2h_phase_fill_s2(const O2hConv2d *p, const O2hPhasePlane *dp, const float *xc,
+                              float *buf)
 {
+    const O2hPhasePlane d = *dp;
     int be = p->PL % 2, bo = 1 - be;
     int offe = (p->PL - be) / 2, offo = (p->PL - bo + 1) / 2;
     int ne = (p->W + 1) / 2, no = p->W / 2;
@@ -263,9 +292,13 @@ static void o2h_phase_fill_s2(const O2hConv2d *p, O2hPhasePlane d, const float *
     for (int a = 0; a < p->SH; a++) {
         float *phe = buf + (size_t)(a * 2 + be) * d.phase;
         float *pho = buf + (size_t)(a * 2 + bo) * d.phase;
-        int i0 = o2h_cdiv(p->PT - a, p->SH), i1 = o2h_cdiv(p->H + p->PT - a, p->SH);
-        i0 = i0 < 0 ? 0 : i0;
-        i1 = i1 > d.hq ? d.hq : i1;
+        int i0, i1;
+        if (a < O2H_MAX_PHASE) {
+            i0 = d.i0[a];
+            i1 = d.i1[a];
+        } else {
+            o2h_phase_range(a, p->SH, p->PT, p->H, d.hq, &i0, &i1);
+        }
         for (int i = i0; i < i1; i++) {
             const float *xr = xc + (size_t)(i * p->SH + a - p->PT) * p->W;
             float *re = phe + (size_t)i * d.wq + offe, *ro = pho + (size_t)i * d.wq + offo;
@@ -284,21 +317,34 @@ static void o2h_phase_fill_s2(const O2hConv2d *p, O2hPhasePlane d, const float *
 /* Copy input plane xc into the phase-split buffer. Only the positions
  * that hold input pixels are written: the pads and the slack were zeroed
  * once per call and are the same for every channel. */
-static void o2h_phase_fill(const O2hConv2d *p, O2hPhasePlane d, const float *xc, float *buf)
+static void o2h_phase_fill(const O2hConv2d *p, const O2hPhasePlane *dp, const float *xc,
+                           float *buf)
 {
+    const O2hPhasePlane d = *dp;
+    if (p->SH == 1 && p->SW == 1) {
+        int len = d.j1[0] - d.j0[0];
+        for (int i = d.i0[0]; len > 0 && i < d.i1[0]; i++)
+            o2h_copy_short(buf + (size_t)i * d.wq + d.j0[0],
+                           xc + (size_t)(i - p->PT) * p->W + (d.j0[0] - p->PL), len);
+        return;
+    }
     if (p->SW == 2) {
-        o2h_phase_fill_s2(p, d, xc, buf);
+        o2h_phase_fill_s2(p, dp, xc, buf);
         return;
     }
     for (int a = 0; a < p->SH; a++)
         for (int b = 0; b < p->SW; b++) {
             float *ph = buf + (size_t)(a * p->SW + b) * d.phase;
-            int j0 = o2h_cdiv(p->PL - b, p->SW), j1 = o2h_cdiv(p->W + p->PL - b, p->SW);
-            int i0 = o2h_cdiv(p->PT - a, p->SH), i1 = o2h_cdiv(p->H + p->PT - a, p->SH);
-            j0 = j0 < 0 ? 0 : j0;
-            j1 = j1 > d.wq ? d.wq : j1;
-            i0 = i0 < 0 ? 0 : i0;
-            i1 = i1 > d.hq ? d.hq : i1;
+            int i0, i1, j0, j1;
+            if (a < O2H_MAX_PHASE && b < O2H_MAX_PHASE) {
+                i0 = d.i0[a];
+                i1 = d.i1[a];
+                j0 = d.j0[b];
+                j1 = d.j1[b];
+            } else {
+                o2h_phase_range(a, p->SH, p->PT, p->H, d.hq, &i0, &i1);
+                o2h_phase_range(b, p->SW, p->PL, p->W, d.wq, &j0, &j1);
+            }
             int len = j1 - j0;
             if (len <= 0)
                 continue;
@@ -307,7 +353,7 @@ static void o2h_phase_fill(const O2hConv2d *p, O2hPhasePlane d, const float *xc,
                 const float *xr = xc + (size_t)(i * p->SH + a - p->PT) * p->W +
                                   (j0 * p->SW + b - p->PL);
                 if (p->SW == 1)
-                    memcpy(row, xr, (size_t)len * sizeof *row);
+                    o2h_copy_short(row, xr, len);
                 else if (p->SW == 2)
                     for (int j = 0; j < len; j++)
                         row[j] = xr[2 * j];
@@ -400,42 +446,56 @@ static void o2h_dw_store(const O2hConv2d *p, O2hPhasePlane d, const float *flat,
             for (int ow = 0; ow < p->WO; ow++)
                 dst[ow] = src[ow] + r[ow];
         } else {
-            memcpy(dst, src, (size_t)p->WO * sizeof *dst);
+            o2h_copy_short(dst, src, p->WO);
         }
     }
     if (e)
         o2h_act_row(e, yf, (size_t)p->HO * p->WO, f);
 }
 
+/* All output channels of input channel c, read from its filled buffer. */
+static void o2h_dw_outputs(const O2hConv2d *p, O2hPhasePlane d, const float *buf,
+                           const size_t *off, int nn, int c, const float *w, const float *bias,
+                           const O2hEpilogue *e, float *flat, float *y)
+{
+    int mult = p->F / p->C, ntap = p->KH * p->KW;
+    size_t hwo = (size_t)p->HO * p->WO;
+    size_t n = (size_t)p->HO * d.wq, nv = (n + O2H_VL - 1) / O2H_VL * O2H_VL;
+    for (int m = 0; m < mult; m++) {
+        int f = c * mult + m;
+        size_t yoff = ((size_t)nn * p->F + f) * hwo;
+        const float *wf = w + (size_t)f * ntap;
+        float b = bias ? bias[f] : 0.0f;
+        if (ntap <= O2H_DW_REG_TAPS)
+            o2h_dw_flat(ntap, buf, off, wf, b, nv, flat);
+        else
+            o2h_dw_flat_big(p, d, buf, wf, b, n, flat);
+        o2h_dw_store(p, d, flat, e && e->residual ? e->residual + yoff : NULL, e, f, y + yoff);
+    }
+}
+
+/* Two phase buffers take turns: channel c+1 is filled before channel c is
+ * computed, so the vector loads never wait on the fill's just-issued
+ * (narrower) stores, which matters on small maps. */
 static void o2h_conv_depthwise(const O2hConv2d *p, const float *x, const float *w,
                                const float *bias, const O2hEpilogue *e, float *y, float *scratch)
 {
     O2hPhasePlane d = o2h_phase_plane(p);
-    int mult = p->F / p->C, ntap = p->KH * p->KW;
-    size_t hw = (size_t)p->H * p->W, hwo = (size_t)p->HO * p->WO;
-    size_t n = (size_t)p->HO * d.wq, nv = (n + O2H_VL - 1) / O2H_VL * O2H_VL;
+    int ntap = p->KH * p->KW;
+    size_t hw = (size_t)p->H * p->W, per = (size_t)p->SH * p->SW * d.phase;
     size_t off[O2H_DW_REG_TAPS + 1];
-    float *buf = scratch, *flat = scratch + (size_t)p->SH * p->SW * d.phase;
-    int reg = ntap <= O2H_DW_REG_TAPS;
-    memset(buf, 0, (size_t)p->SH * p->SW * d.phase * sizeof *buf);
-    for (int t = 0; reg && t < ntap; t++)
+    float *buf[2] = {scratch, scratch + per}, *flat = scratch + 2 * per;
+    int planes = p->N * p->C;
+    memset(scratch, 0, 2 * per * sizeof *scratch);
+    for (int t = 0; ntap <= O2H_DW_REG_TAPS && t < ntap; t++)
         off[t] = o2h_phase_tap(p, d, t / p->KW, t % p->KW);
-    for (int nn = 0; nn < p->N; nn++)
-        for (int c = 0; c < p->C; c++) {
-            o2h_phase_fill(p, d, x + ((size_t)nn * p->C + c) * hw, buf);
-            for (int m = 0; m < mult; m++) {
-                int f = c * mult + m;
-                size_t yoff = ((size_t)nn * p->F + f) * hwo;
-                const float *wf = w + (size_t)f * ntap;
-                float b = bias ? bias[f] : 0.0f;
-                if (reg)
-                    o2h_dw_flat(ntap, buf, off, wf, b, nv, flat);
-                else
-                    o2h_dw_flat_big(p, d, buf, wf, b, n, flat);
-                o2h_dw_store(p, d, flat, e && e->residual ? e->residual + yoff : NULL, e, f,
-                             y + yoff);
-            }
-        }
+    if (planes > 0)
+        o2h_phase_fill(p, &d, x, buf[0]);
+    for (int i = 0; i < planes; i++) {
+        if (i + 1 < planes)
+            o2h_phase_fill(p, &d, x + (size_t)(i + 1) * hw, buf[(i + 1) & 1]);
+        o2h_dw_outputs(p, d, buf[i & 1], off, i / p->C, i % p->C, w, bias, e, flat, y);
+    }
 }
 
 /* --------------------------------------------------------------- direct */
@@ -474,7 +534,7 @@ static void o2h_conv_direct(const O2hConv2d *p, const float *x, const float *w,
             size_t yoff = ((size_t)nn * p->F + (size_t)g * fg) * hwo;
             O2hTileEpi ep = {1.0f, bias ? bias + g * fg : NULL, NULL, NULL, 0, NULL, 0, 0};
             for (int c = 0; c < cg; c++)
-                o2h_phase_fill(p, d, xg + (size_t)c * hw, buf + (size_t)c * cs);
+                o2h_phase_fill(p, &d, xg + (size_t)c * hw, buf + (size_t)c * cs);
             o2h_gemm_core_seg(fg, (int)n, taps, cg, w + g * per, buf, seg, (ptrdiff_t)cs, flat,
                               (ptrdiff_t)n, &ep);
             o2h_direct_store(p, d, fg, flat, e && e->residual ? e->residual + yoff : NULL, e,

@@ -93,7 +93,36 @@ O2H_INLINE o2h_vf o2h_vmin(o2h_vf a, o2h_vf b) { return o2h_vselect(a < b, a, b)
 #define O2H_VEVEN(a, b) __builtin_shuffle((a), (b), (o2h_vi){O2H_EVEN_IDX})
 #define O2H_VODD(a, b) __builtin_shuffle((a), (b), (o2h_vi){O2H_ODD_IDX})
 #endif
+
+/* Short rows (a 7x7 or 14x14 map) are moved in vectors of 4 floats after
+ * the full vectors, so no libc call is paid per row. */
+typedef float o2h_v4 __attribute__((vector_size(16)));
+typedef int32_t o2h_vi4 __attribute__((vector_size(16)));
+#if defined(__clang__)
+#define O2H_V4EVEN(a, b) __builtin_shufflevector((a), (b), 0, 2, 4, 6)
+#define O2H_V4ODD(a, b) __builtin_shufflevector((a), (b), 1, 3, 5, 7)
+#else
+#define O2H_V4EVEN(a, b) __builtin_shuffle((a), (b), (o2h_vi4){0, 2, 4, 6})
+#define O2H_V4ODD(a, b) __builtin_shuffle((a), (b), (o2h_vi4){1, 3, 5, 7})
 #endif
+#endif
+
+/* dst[0..n) = src[0..n) for short runs (n a few vectors at most). */
+O2H_INLINE void o2h_copy_short(float *dst, const float *src, int n)
+{
+    int i = 0;
+#if O2H_VEC
+    for (; i + O2H_VL <= n; i += O2H_VL)
+        o2h_vstore(dst + i, o2h_vload(src + i));
+    for (; i + 4 <= n; i += 4) {
+        o2h_v4 v;
+        memcpy(&v, src + i, sizeof v);
+        memcpy(dst + i, &v, sizeof v);
+    }
+#endif
+    for (; i < n; i++)
+        dst[i] = src[i];
+}
 
 /* Epilogue of one GEMM output tile, in this order:
  *   v = scale*acc + row_bias[r] + col_bias[c] + res[r*ldr + c]; v = act(v)
