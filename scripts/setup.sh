@@ -21,8 +21,8 @@ pkgs=(gcc make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev libclang-
 if [ "$test" = 1 ]; then
   pkgs+=(libonnx-testdata gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user chromium)
 fi
-if [ "$ort" = 1 ]; then
-  pkgs+=(nodejs npm)
+if [ "$ort" = 1 ] && ! { command -v node && command -v npm; } > /dev/null; then
+  pkgs+=(nodejs npm)   # only when missing: a machine's own Node.js may conflict with Debian's npm
 fi
 missing=()
 for p in "${pkgs[@]}"; do
