@@ -73,6 +73,25 @@ static bool exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
+/* mkdir -p of the folders above path (OUT may be given as a/b/c). */
+static int make_parents(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return 0;
+}
+
 /* Move tmp/NAME to out/NAME, replacing an older one. */
 static int install_part(const char *tmp, const char *out, const char *name)
 {
@@ -299,7 +318,7 @@ int cmd_compile(int argc, char **argv)
     CgHostReport rep = {0};
     int rc = g ? 0 : 2;
     bool made_tmp = false;
-    if (rc == 0 && mkdir(tmp, 0777)) {
+    if (rc == 0 && (make_parents(tmp) || mkdir(tmp, 0777))) {
         fprintf(stderr, "onnx2hls compile: cannot create %s: %s\n", tmp, strerror(errno));
         rc = 2;
     }

@@ -24,6 +24,8 @@ PY
 grep -q "<svg" "$tmp/a/report.html" && ! grep -Eq '(src|href)="https?:' "$tmp/a/report.html" && ok ||
   bad "report is self-contained SVG"
 
+"$o2h" compile "$m" -o "$tmp/new/deep/b" --emit host --quiet && [ -d "$tmp/new/deep/b/host" ] && ok ||
+  bad "OUT under folders that do not exist yet"
 "$o2h" compile "$m" -o "$tmp/b" --emit host --quiet && ok || bad "--emit host"
 [ -d "$tmp/b/host" ] && [ ! -e "$tmp/b/plan.json" ] && ok || bad "--emit host writes no plan"
 "$o2h" compile "$m" -o "$tmp/c" --emit report --quiet && ok || bad "--emit report"
