@@ -169,7 +169,14 @@ static int read_calib(const IrGraph *g, const QuantOptions *o, int64_t size, Cal
     return 0;
 }
 
-/* uniform in [-1, 1) from a 32-bit LCG: the same inputs on every machine */
+static double lcg_unit(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return ((*s >> 8) + 0.5) / (double)(1u << 24);  /* (0, 1) */
+}
+
+/* standard normal values (Box-Muller on a 32-bit LCG): the same inputs on
+ * every machine, spread like normalized image data (most within +-3) */
 static void random_calib(const QuantOptions *o, int64_t size, CalibSet *cs, IrDiag *d, const char *path)
 {
     cs->n = o->n_random > 0 ? o->n_random : 8;
@@ -177,8 +184,8 @@ static void random_calib(const QuantOptions *o, int64_t size, CalibSet *cs, IrDi
     cs->data = malloc((size_t)(cs->n * size) * 4);
     uint32_t s = o->seed ? o->seed : 1;
     for (int64_t i = 0; cs->data && i < cs->n * size; i++) {
-        s = s * 1664525u + 1013904223u;
-        cs->data[i] = (float)(s >> 8) / (float)(1u << 23) - 1.0f;
+        double u = lcg_unit(&s), v = lcg_unit(&s);
+        cs->data[i] = (float)(sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v));
     }
     diag_warn(d, path, NULL, NULL,
               "no --calib given: calibrating on %d pseudo-random inputs; activation ranges of real data "
