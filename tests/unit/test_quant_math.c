@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "passes/quant.h"
+#include "runtime/o2h_rt_int.h"
 
 static uint64_t rng = 88172645463325252ull;
 static double urand(void)
@@ -108,6 +109,33 @@ static void test_scales(void)
     CHECK_EQ_INT(pass_quant_round(-2.5f, 1.0f, 0, -128, 127), -2);
     CHECK_EQ_INT(pass_quant_round(1e9f, 1.0f, 0, -128, 127), 127);
     CHECK_EQ_INT(pass_quant_round(NAN, 1.0f, 5, -128, 127), 5);
+}
+
+/* the compile-time rounding (clamp bounds, tables) and the runtime's
+ * boundary quantization are the same function */
+static void test_round_matches_runtime(void)
+{
+    enum { N = 20000 };
+    static float x[N];
+    static int8_t q8[N];
+    static int16_t q16[N];
+    int bad = 0;
+    for (int rep = 0; rep < 8; rep++) {
+        float s = (float)ldexp(0.5 + urand(), (int)(urand() * 20) - 12);
+        int32_t z = (int32_t)(urand() * 200) - 100;
+        for (int i = 0; i < N; i++) {
+            double m = urand() * 300 - 150;
+            x[i] = (float)((i % 3 ? floor(m) + 0.5 : m) * s);  /* many exact ties */
+        }
+        x[0] = NAN, x[1] = INFINITY, x[2] = -INFINITY;
+        o2h_quantize_f32_s8(x, q8, N, s, z, -128, 127);
+        o2h_quantize_f32_s16(x, q16, N, s, z, -2048, 2047);
+        for (int i = 0; i < N; i++) {
+            bad += q8[i] != pass_quant_round(x[i], s, z, -128, 127);
+            bad += q16[i] != pass_quant_round(x[i], s, z, -2048, 2047);
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
 }
 
 static void test_lut(void)
@@ -222,6 +250,7 @@ int main(void)
     test_multiplier();
     test_dfxp();
     test_scales();
+    test_round_matches_runtime();
     test_lut();
     test_calibration();
     return check_done();
