@@ -62,36 +62,43 @@ void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_
     }
 }
 
-/* Scalar epilogue for ragged tiles: t holds the raw accumulators. */
+/* Scalar epilogue for ragged tiles: t holds the raw accumulators. The
+ * values are gathered densely in u so the activation is one call per tile
+ * (a one-column tile of an SE block's 1x1 conv would otherwise pay a call
+ * per value); only PRelu goes row by row for its channel. */
 static void o2h_tile_store_scalar(const float *t, const O2hTilePos *tp, const O2hTileEpi *ep)
 {
-    for (int r = 0; r < tp->mr; r++) {
+    float u[O2H_MR * O2H_NR];
+    int mr = tp->mr, nr = tp->nr;
+    for (int r = 0; r < mr; r++) {
         int i = tp->i0 + r;
-        float *cr = tp->c + (ptrdiff_t)i * tp->ldc + tp->j0;
+        const float *cr = tp->c + (ptrdiff_t)i * tp->ldc + tp->j0;
         const float *tr = t + (size_t)r * O2H_NR;
+        float *ur = u + (size_t)r * nr;
         if (tp->first) {
             float rb = ep->row_bias ? ep->row_bias[i] : 0.0f;
             const float *cb = ep->col_bias ? ep->col_bias + tp->j0 : NULL;
             const float *rs = ep->res ? ep->res + (ptrdiff_t)i * ep->ldr + tp->j0 : NULL;
-            for (int j = 0; j < tp->nr; j++) {
-                float v = ep->scale * tr[j] + rb;
-                if (cb)
-                    v += cb[j];
-                if (rs)
-                    v += rs[j];
-                cr[j] = v;
-            }
+            for (int j = 0; j < nr; j++)
+                ur[j] = ep->scale * tr[j] + rb + (cb ? cb[j] : 0.0f) + (rs ? rs[j] : 0.0f);
         } else {
-            for (int j = 0; j < tp->nr; j++)
-                cr[j] += ep->scale * tr[j];
-        }
-        if (tp->last && ep->act && ep->act->act != O2H_ACT_NONE) {
-            if (ep->act_by_col)
-                o2h_act_by_col(ep->act, cr, (size_t)tp->nr, tp->j0);
-            else
-                o2h_act_row(ep->act, cr, (size_t)tp->nr, ep->chan0 + i);
+            for (int j = 0; j < nr; j++)
+                ur[j] = cr[j] + ep->scale * tr[j];
         }
     }
+    const O2hEpilogue *e = tp->last ? ep->act : NULL;
+    if (e && e->act == O2H_ACT_PRELU) {
+        for (int r = 0; r < mr; r++) {
+            if (ep->act_by_col)
+                o2h_act_by_col(e, u + (size_t)r * nr, (size_t)nr, tp->j0);
+            else
+                o2h_act_row(e, u + (size_t)r * nr, (size_t)nr, ep->chan0 + tp->i0 + r);
+        }
+    } else if (e && e->act != O2H_ACT_NONE) {
+        o2h_act_row(e, u, (size_t)mr * nr, 0);
+    }
+    for (int r = 0; r < mr; r++)
+        o2h_copy_short(tp->c + (ptrdiff_t)(tp->i0 + r) * tp->ldc + tp->j0, u + (size_t)r * nr, nr);
 }
 
 #if O2H_VEC
@@ -131,10 +138,9 @@ O2H_INLINE void o2h_ukernel(int mrv, int nvv, int kc, const float *restrict a,
 O2H_INLINE void o2h_tile_store_vec(int mrv, int nvv, o2h_vf acc[O2H_MR][O2H_NV],
                                    const O2hTilePos *tp, const O2hTileEpi *ep)
 {
-    O2hActKind act = tp->last && ep->act ? ep->act->act : O2H_ACT_NONE;
-    int inl = act == O2H_ACT_NONE || act == O2H_ACT_RELU || act == O2H_ACT_CLIP;
-    o2h_vf lo = o2h_vset1(act == O2H_ACT_CLIP ? ep->act->alpha : 0.0f);
-    o2h_vf hi = o2h_vset1(act == O2H_ACT_CLIP ? ep->act->beta : 0.0f);
+    const O2hEpilogue *e = tp->last ? ep->act : NULL;
+    O2hActKind act = e ? e->act : O2H_ACT_NONE;
+    int inl = act == O2H_ACT_NONE || o2h_vact_ok(act);
     o2h_vf sc = o2h_vset1(ep->scale);
     O2H_UNROLL for (int r = 0; r < mrv; r++)
     {
@@ -154,17 +160,15 @@ O2H_INLINE void o2h_tile_store_vec(int mrv, int nvv, o2h_vf acc[O2H_MR][O2H_NV],
             } else {
                 x += o2h_vload(cr + v * O2H_VL);
             }
-            if (act == O2H_ACT_RELU)
-                x = o2h_vmax(x, (o2h_vf){0});
-            else if (act == O2H_ACT_CLIP)
-                x = o2h_vmin(o2h_vmax(x, lo), hi);
+            if (act != O2H_ACT_NONE && inl)
+                x = o2h_vact(e, x);
             o2h_vstore(cr + v * O2H_VL, x);
         }
         if (!inl) {
             if (ep->act_by_col)
-                o2h_act_by_col(ep->act, cr, (size_t)nvv * O2H_VL, tp->j0);
+                o2h_act_by_col(e, cr, (size_t)nvv * O2H_VL, tp->j0);
             else
-                o2h_act_row(ep->act, cr, (size_t)nvv * O2H_VL, ep->chan0 + i);
+                o2h_act_row(e, cr, (size_t)nvv * O2H_VL, ep->chan0 + i);
         }
     }
 }

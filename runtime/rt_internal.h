@@ -124,6 +124,63 @@ O2H_INLINE void o2h_copy_short(float *dst, const float *src, int n)
         dst[i] = src[i];
 }
 
+/* exp(x) = 2^n * exp(r), n = round(x / ln 2), r = x - n ln 2 (ln 2 split in
+ * two so r is exact), exp(r) by its degree-7 Taylor polynomial. The input is
+ * clamped so 2^n stays a normal float. */
+#define O2H_EXP_HI 88.0f
+#define O2H_EXP_LO -87.0f
+#define O2H_LOG2E 1.44269504088896341f
+#define O2H_LN2_HI 0.693359375f
+#define O2H_LN2_LO -2.12194440e-4f
+#define O2H_ROUND_MAGIC 12582912.0f /* 1.5 * 2^23: x + M - M rounds to an integer */
+
+#if O2H_VEC
+O2H_INLINE o2h_vf o2h_vexp(o2h_vf x)
+{
+    x = o2h_vmin(x, o2h_vset1(O2H_EXP_HI));
+    x = o2h_vmax(x, o2h_vset1(O2H_EXP_LO));
+    o2h_vf magic = o2h_vset1(O2H_ROUND_MAGIC);
+    o2h_vf n = (x * O2H_LOG2E + magic) - magic;
+    o2h_vf r = (x - n * O2H_LN2_HI) - n * O2H_LN2_LO;
+    o2h_vf p = o2h_vset1(1.0f / 5040.0f);
+    p = p * r + 1.0f / 720.0f;
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    o2h_vi e = (__builtin_convertvector(n, o2h_vi) + 127) << 23;
+    return p * (o2h_vf)e;
+}
+
+O2H_INLINE o2h_vf o2h_vsigmoid(o2h_vf x) { return 1.0f / (1.0f + o2h_vexp(-x)); }
+O2H_INLINE o2h_vf o2h_vsilu(o2h_vf x) { return x / (1.0f + o2h_vexp(-x)); }
+
+/* Activations applied to a vector in registers: every kind but PRelu (needs
+ * the channel), Tanh and Elu (libm). */
+O2H_INLINE int o2h_vact_ok(O2hActKind k)
+{
+    return k != O2H_ACT_PRELU && k != O2H_ACT_TANH && k != O2H_ACT_ELU;
+}
+
+O2H_INLINE o2h_vf o2h_vact(const O2hEpilogue *e, o2h_vf x)
+{
+    o2h_vf zero = {0}, one = zero + 1.0f;
+    switch (e->act) {
+    case O2H_ACT_RELU: return o2h_vmax(x, zero);
+    case O2H_ACT_CLIP: return o2h_vmin(o2h_vmax(x, zero + e->alpha), zero + e->beta);
+    case O2H_ACT_LEAKY_RELU: return o2h_vselect(x < zero, x * e->alpha, x);
+    case O2H_ACT_SIGMOID: return o2h_vsigmoid(x);
+    case O2H_ACT_HARD_SIGMOID: return o2h_vmin(o2h_vmax(x * e->alpha + e->beta, zero), one);
+    case O2H_ACT_HARD_SWISH:
+        return x * o2h_vmin(o2h_vmax(x * (1.0f / 6.0f) + 0.5f, zero), one);
+    case O2H_ACT_SILU: return o2h_vsilu(x);
+    default: return x;
+    }
+}
+#endif
+
 /* Epilogue of one GEMM output tile, in this order:
  *   v = scale*acc + row_bias[r] + col_bias[c] + res[r*ldr + c]; v = act(v)
  * Activation channel: row index + chan0, or the column when act_by_col. */

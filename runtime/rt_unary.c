@@ -12,33 +12,7 @@
 
 #include <math.h>
 
-#define O2H_EXP_HI 88.0f
-#define O2H_EXP_LO -87.0f
-#define O2H_LOG2E 1.44269504088896341f
-#define O2H_LN2_HI 0.693359375f
-#define O2H_LN2_LO -2.12194440e-4f
-#define O2H_ROUND_MAGIC 12582912.0f /* 1.5 * 2^23: x + M - M rounds to an integer */
-
 #if O2H_VEC
-static o2h_vf o2h_vexp(o2h_vf x)
-{
-    x = o2h_vmin(x, o2h_vset1(O2H_EXP_HI));
-    x = o2h_vmax(x, o2h_vset1(O2H_EXP_LO));
-    o2h_vf magic = o2h_vset1(O2H_ROUND_MAGIC);
-    o2h_vf n = (x * O2H_LOG2E + magic) - magic;
-    o2h_vf r = (x - n * O2H_LN2_HI) - n * O2H_LN2_LO;
-    o2h_vf p = o2h_vset1(1.0f / 5040.0f);
-    p = p * r + 1.0f / 720.0f;
-    p = p * r + 1.0f / 120.0f;
-    p = p * r + 1.0f / 24.0f;
-    p = p * r + 1.0f / 6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    o2h_vi e = (__builtin_convertvector(n, o2h_vi) + 127) << 23;
-    return p * (o2h_vf)e;
-}
-
 /* Apply f (a vector function) to n values; the tail goes through a padded
  * vector so every value sees the same arithmetic. */
 #define O2H_MAP_VEC(x, y, n, F)                          \
@@ -53,12 +27,6 @@ static o2h_vf o2h_vexp(o2h_vf x)
             memcpy((y) + i_, t_, ((n) - i_) * 4);        \
         }                                                \
     } while (0)
-
-static o2h_vf o2h_vsigmoid(o2h_vf x)
-{
-    return 1.0f / (1.0f + o2h_vexp(-x));
-}
-static o2h_vf o2h_vsilu(o2h_vf x) { return x / (1.0f + o2h_vexp(-x)); }
 
 void o2h_exp_n(const float *x, float *y, size_t n) { O2H_MAP_VEC(x, y, n, o2h_vexp); }
 void o2h_sigmoid_n(const float *x, float *y, size_t n) { O2H_MAP_VEC(x, y, n, o2h_vsigmoid); }
