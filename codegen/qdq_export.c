@@ -169,16 +169,20 @@ static const IrTensor *T(Qx *x, int t)
     return &x->g->tensors[t];
 }
 
+/* integer codes of a quantized tensor (not a plain int8 tensor of a float graph) */
 static bool is_int(Qx *x, int t)
 {
     IrDType dt = T(x, t)->dtype;
-    return dt == IR_DT_INT8 || dt == IR_DT_INT16;
+    return (dt == IR_DT_INT8 || dt == IR_DT_INT16) && T(x, t)->quant && T(x, t)->kind != IR_T_CONST;
 }
 
 /* t__s, t__z for an activation's per-tensor parameters */
 static void qparams(Qx *x, int t, const char **s, const char **z)
 {
-    const IrQuant *q = T(x, t)->quant;
+    static const float one = 1.0f;
+    static const int32_t zero0 = 0;
+    static const IrQuant none = {-1, 1, (float *)&one, (int32_t *)&zero0, 8, INT32_MIN};
+    const IrQuant *q = T(x, t)->quant ? T(x, t)->quant : &none;  /* boundaries always have one */
     *s = ir_sprintf(x->g, "%s__s", T(x, t)->name);
     *z = ir_sprintf(x->g, "%s__z", T(x, t)->name);
     if (x->qp_done[t])
@@ -401,6 +405,14 @@ static int misc_node(Qx *x, int l, const char *out)
             attr_ints(x, n, "axes", L->attr.axes.perm, L->attr.axes.n);
         attr_int(x, n, "keepdims", L->attr.axes.keepdims);
         return 0;
+    case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR: {  /* left by the import: as they were */
+        const char *ins[3];
+        for (int i = 0; i < L->n_in && i < 3; i++)
+            ins[i] = value(x, L->in[i]);
+        n = node(x, ir_op_name(L->op), L->n_in < 3 ? L->n_in : 3, ins, out);
+        attr_int(x, n, "axis", L->attr.axis.axis);
+        return 0;
+    }
     default:
         return fail(x, l, "%s is not exported", ir_op_name(L->op));
     }
@@ -497,13 +509,14 @@ static int export_layer(Qx *x, int l)
     int y = L->out[0];
     if (L->prec != IR_PREC_FLOAT && L->bits > 8)
         return fail(x, l, "%d-bit integer layers need opset 21; only 8-bit layers are exported", L->bits);
-    if (L->op == IR_OP_QUANTIZE_LINEAR) {
+    bool boundary = L->prec != IR_PREC_FLOAT;
+    if (boundary && L->op == IR_OP_QUANTIZE_LINEAR) {
         const char *s, *z;
         qparams(x, y, &s, &z);
         node(x, "QuantizeLinear", 3, (const char *[]){value(x, L->in[0]), s, z}, T(x, y)->name);
         return 0;
     }
-    if (L->op == IR_OP_DEQUANTIZE_LINEAR) {
+    if (boundary && L->op == IR_OP_DEQUANTIZE_LINEAR) {
         const char *s, *z;
         qparams(x, L->in[0], &s, &z);
         node(x, "DequantizeLinear", 3, (const char *[]){T(x, L->in[0])->name, s, z}, T(x, y)->name);

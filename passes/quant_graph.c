@@ -40,6 +40,8 @@ static bool ready(const IrGraph *g, int l, const char *placed)
 int pass_quant_toposort(IrGraph *g)
 {
     int n = g->n_layers;
+    if (n == 0)
+        return 0;
     char *placed = calloc((size_t)n + 1, 1);
     int *order = malloc(sizeof(int) * ((size_t)n + 1));
     int *newidx = malloc(sizeof(int) * ((size_t)n + 1));
