@@ -1,8 +1,7 @@
 /* rt_conv.c - 2-D convolution (all groupings, pads, strides, dilations) with
  * a fused epilogue, weight packing, and ConvTranspose.
  *
- * Why three paths: a CNN's convs come in three shapes that want different
- * loops.
+ * Why four paths: a CNN's convs come in shapes that want different loops.
  *  - pointwise (1x1, stride 1, no pads): the input plane [C][H*W] already is
  *    the B matrix of a GEMM, so it goes straight to the GEMM core;
  *  - depthwise (groups == input channels, any multiplier): no reduction over
@@ -10,10 +9,15 @@
  *    copied into a zero-padded buffer split by stride phase, after which the
  *    whole output plane is one flat loop of contiguous vector loads times
  *    scalar taps (see O2hPhasePlane), accumulated in registers;
- *  - everything else: im2col of a block of output columns (sized so the
- *    panel stays in L2) followed by the GEMM core.
- * Weights for the GEMM paths are repacked once at init into MR-row panels;
- * depthwise weights are used in ONNX layout. */
+ *  - direct (KxK with at least 16 input channels per group on maps over
+ *    100 pixels): the same phase planes for all input channels make every
+ *    tap a shifted view of the input, so the conv is one GEMM whose K rows
+ *    come in a segment per tap, with no im2col copy;
+ *  - everything else (few channels, small maps, strided 1x1): im2col of a
+ *    block of output columns (sized for L2) followed by the GEMM core.
+ * Weights for the GEMM paths are repacked once at init into MR-row panels
+ * (K ordered (tap, channel) for the direct path); depthwise weights are used
+ * in ONNX layout. */
 #include "rt_internal.h"
 
 typedef enum {
