@@ -47,18 +47,38 @@ size_t o2h_gemm_panels_size(int M, int K)
     return (size_t)((M + O2H_MR - 1) / O2H_MR) * O2H_MR * (size_t)K;
 }
 
+/* End of the K block starting at pc: KC rows, not crossing a segment of
+ * seglen rows (0: no segments). Packing and the GEMM loops share it. */
+static int o2h_kblock_stop(int seglen, int K, int pc)
+{
+    int end = pc + O2H_KC < K ? pc + O2H_KC : K;
+    if (seglen > 0) {
+        int seg_end = (pc / seglen + 1) * seglen;
+        end = end < seg_end ? end : seg_end;
+    }
+    return end;
+}
+
+/* Packed A is K-block major: block [pc, pe) holds, at pc*Mpad, the panels
+ * of all rows one after the other, each [pe-pc][MR]. A GEMM pass over one K
+ * block then reads A strictly sequentially. */
 void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks, int taps,
                             float *ap)
 {
-    int cg = K / (taps > 0 ? taps : 1);
-    for (int i0 = 0; i0 < M; i0 += O2H_MR) {
-        float *pp = ap + (size_t)i0 * K;
-        for (int k = 0; k < K; k++) {
-            int src = taps > 1 ? (k % cg) * taps + k / cg : k;
-            for (int r = 0; r < O2H_MR; r++)
-                pp[(size_t)k * O2H_MR + r] =
-                    i0 + r < M ? a[(ptrdiff_t)(i0 + r) * rs + (ptrdiff_t)src * ks] : 0.0f;
+    int cg = K / (taps > 0 ? taps : 1), seglen = taps > 1 ? cg : 0;
+    size_t mpad = (size_t)((M + O2H_MR - 1) / O2H_MR) * O2H_MR;
+    for (int pc = 0; pc < K;) {
+        int pe = o2h_kblock_stop(seglen, K, pc), kc = pe - pc;
+        for (int i0 = 0; i0 < M; i0 += O2H_MR) {
+            float *pp = ap + (size_t)pc * mpad + (size_t)i0 * kc;
+            for (int k = pc; k < pe; k++) {
+                int src = taps > 1 ? (k % cg) * taps + k / cg : k;
+                for (int r = 0; r < O2H_MR; r++)
+                    pp[(size_t)(k - pc) * O2H_MR + r] =
+                        i0 + r < M ? a[(ptrdiff_t)(i0 + r) * rs + (ptrdiff_t)src * ks] : 0.0f;
+            }
         }
+        pc = pe;
     }
 }
 
@@ -335,15 +355,9 @@ static int o2h_gemm_nc(int M)
     return nc < O2H_NR ? O2H_NR : nc;
 }
 
-/* End of the K block starting at pc: KC rows, not crossing a segment. */
 static int o2h_kblock_end(const O2hMatB *B, int K, int pc)
 {
-    int end = pc + O2H_KC < K ? pc + O2H_KC : K;
-    if (B->seglen > 0) {
-        int seg_end = (pc / B->seglen + 1) * B->seglen;
-        end = end < seg_end ? end : seg_end;
-    }
-    return end;
+    return o2h_kblock_stop(B->seglen, K, pc);
 }
 
 /* Address of B row pc, column j0 (unpacked B). */
@@ -412,11 +426,12 @@ static void o2h_kblock_tile(const O2hKBlock *kb, const float *a, int i0, int j0)
 }
 
 /* The A panel for rows [i0, i0+MR) and K rows [pc, pc+kc). */
-static const float *o2h_a_panel(const O2hMatA *A, int K, int M, int i0, int pc, int kc,
+static const float *o2h_a_panel(const O2hMatA *A, int M, int i0, int pc, int kc,
                                 float *apan)
 {
     if (A->packed)
-        return A->p + (size_t)i0 * K + (size_t)pc * O2H_MR;
+        return A->p + (size_t)pc * (size_t)((M + O2H_MR - 1) / O2H_MR * O2H_MR) +
+               (size_t)i0 * kc;
     for (int r = 0; r < O2H_MR; r++) {
         if (i0 + r >= M) {
             for (int k = 0; k < kc; k++)
@@ -459,14 +474,14 @@ static void o2h_gemm_blocked(int M, int N, int K, const O2hMatA *A, const O2hMat
             o2h_kblock_init(&kb, bedge);
             if (!A->packed || (size_t)kc * (size_t)(jend - jc) <= O2H_B_BLOCK_L2) {
                 for (int i0 = 0; i0 < M; i0 += O2H_MR) {
-                    const float *a = o2h_a_panel(A, K, M, i0, pc, kc, apan);
+                    const float *a = o2h_a_panel(A, M, i0, pc, kc, apan);
                     for (int j0 = jc; j0 < jend; j0 += O2H_NR)
                         o2h_kblock_tile(&kb, a, i0, j0);
                 }
             } else {
                 for (int j0 = jc; j0 < jend; j0 += O2H_NR)
                     for (int i0 = 0; i0 < M; i0 += O2H_MR)
-                        o2h_kblock_tile(&kb, o2h_a_panel(A, K, M, i0, pc, kc, apan), i0, j0);
+                        o2h_kblock_tile(&kb, o2h_a_panel(A, M, i0, pc, kc, apan), i0, j0);
             }
             pc = pe;
         }

@@ -196,7 +196,7 @@ typedef struct {
 } O2hTileEpi;
 
 /* C[M][N] (row stride ldc) = epi(A * B).
- * ap: A packed by o2h_gemm_pack_a_panels, i.e. ceil(M/MR) panels of [K][MR].
+ * ap: A packed by o2h_gemm_pack_a_panels (MR-row panels, K-block major).
  * b:  B row-major [K][N] with row stride ldb (read only within N columns).
  * Uses about (KC*NR + KC*MR) floats of stack for ragged tiles. */
 void o2h_gemm_core(int M, int N, int K, const float *ap, const float *b, ptrdiff_t ldb,
@@ -207,8 +207,10 @@ void o2h_gemm_core_seg(int M, int N, int nseg, int seglen, const float *ap, cons
                        const size_t *seg, ptrdiff_t ldb, float *c, ptrdiff_t ldc,
                        const O2hTileEpi *ep);
 size_t o2h_gemm_panels_size(int M, int K);
-/* Pack rows [0,M) of A (element (m,k) at a[m*rs + k*ks]) into MR-row panels.
- * taps > 1 reorders K from (channel, tap) to (tap, channel) for K = C*taps. */
+/* Pack rows [0,M) of A (element (m,k) at a[m*rs + k*ks]) into MR-row panels,
+ * grouped by the K blocks the GEMM loops use. taps > 1 reorders K from
+ * (channel, tap) to (tap, channel) for K = C*taps, the direct conv's order,
+ * with K blocks not crossing taps (o2h_gemm_core_seg with seglen = C). */
 void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks, int taps,
                             float *ap);
 
