@@ -161,6 +161,11 @@ int fe_check_arity(FeCtx *c, const FeNode *n, int lo, int hi, int out_lo, int ou
 typedef enum { FE_AP_NOTSET, FE_AP_SAME_UPPER, FE_AP_SAME_LOWER, FE_AP_VALID } FeAutoPad;
 /* The auto_pad attribute of conv and pool nodes; -1 reported if unknown. */
 int fe_auto_pad(FeCtx *c, const FeNode *n, FeAutoPad *ap);
+/* The strides, dilations and pads of a conv or pool node over sp spatial
+ * dims: defaults 1/1/0, counts checked, positive strides and dilations,
+ * non-negative pads, nothing absurdly large; -1 reported otherwise. */
+int fe_window_attrs(FeCtx *c, const FeNode *n, int sp, int64_t *stride, int64_t *dilation,
+                    int64_t *pad_begin, int64_t *pad_end);
 
 /* Output i takes dtype and shape. */
 void fe_set_out(FeNode *n, int i, IrDType dt, int rank, const int64_t *dims);

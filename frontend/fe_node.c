@@ -257,6 +257,51 @@ int fe_auto_pad(FeCtx *c, const FeNode *n, FeAutoPad *ap)
     return 0;
 }
 
+/* a list attribute of per_dim values per spatial dim; *cnt = 0 when absent */
+static int window_list(FeCtx *c, const FeNode *n, const char *name, int sp, int per_dim, int64_t *v, int *cnt)
+{
+    if (fe_attr_ints(c, n, name, v, 2 * IR_MAX_SPATIAL, cnt) < 0)
+        return -1;
+    if (*cnt && *cnt != sp * per_dim)
+        return fe_err(c, n, "%s has %d values for %d spatial dims", name, *cnt, sp);
+    return 0;
+}
+
+int fe_window_attrs(FeCtx *c, const FeNode *n, int sp, int64_t *stride, int64_t *dilation,
+                    int64_t *pad_begin, int64_t *pad_end)
+{
+    int64_t v[2 * IR_MAX_SPATIAL];
+    int cnt;
+    for (int k = 0; k < sp; k++) {
+        stride[k] = dilation[k] = 1;
+        pad_begin[k] = pad_end[k] = 0;
+    }
+    if (window_list(c, n, "strides", sp, 1, v, &cnt) < 0)
+        return -1;
+    for (int k = 0; k < cnt; k++)
+        stride[k] = v[k];
+    if (window_list(c, n, "dilations", sp, 1, v, &cnt) < 0)
+        return -1;
+    for (int k = 0; k < cnt; k++)
+        dilation[k] = v[k];
+    if (window_list(c, n, "pads", sp, 2, v, &cnt) < 0)
+        return -1;
+    for (int k = 0; k < cnt / 2; k++) {
+        pad_begin[k] = v[k];
+        pad_end[k] = v[k + sp];
+    }
+    for (int k = 0; k < sp; k++) {
+        if (stride[k] < 1 || dilation[k] < 1)
+            return fe_err(c, n, "strides and dilations must be positive");
+        if (pad_begin[k] < 0 || pad_end[k] < 0)
+            return fe_err(c, n, "pads must not be negative");
+        if (stride[k] > FE_MAX_WINDOW || dilation[k] > FE_MAX_WINDOW || pad_begin[k] > FE_MAX_WINDOW ||
+            pad_end[k] > FE_MAX_WINDOW)
+            return fe_err(c, n, "strides, dilations or pads are absurdly large");
+    }
+    return 0;
+}
+
 void fe_set_out(FeNode *n, int i, IrDType dt, int rank, const int64_t *dims)
 {
     IrTensor *o = &n->out[i];

@@ -9,41 +9,13 @@
 
 #include <string.h>
 
-/* strides, dilations, pads: defaults, counts and signs */
+/* strides, dilations, pads (shared with pools), then the kernel from the weight */
 static int spatial_attrs(FeCtx *c, const FeNode *n, IrConvAttr *a)
 {
-    int64_t v[2 * IR_MAX_SPATIAL];
-    int cnt, sp = a->nsp;
-    for (int k = 0; k < sp; k++)
-        a->stride[k] = a->dilation[k] = 1;
-    if (fe_attr_ints(c, n, "strides", v, IR_MAX_SPATIAL, &cnt) < 0)
+    if (fe_window_attrs(c, n, a->nsp, a->stride, a->dilation, a->pad_begin, a->pad_end) < 0)
         return -1;
-    if (cnt && cnt != sp)
-        return fe_err(c, n, "strides has %d values for %d spatial dims", cnt, sp);
-    for (int k = 0; k < cnt; k++)
-        a->stride[k] = v[k];
-    if (fe_attr_ints(c, n, "dilations", v, IR_MAX_SPATIAL, &cnt) < 0)
-        return -1;
-    if (cnt && cnt != sp)
-        return fe_err(c, n, "dilations has %d values for %d spatial dims", cnt, sp);
-    for (int k = 0; k < cnt; k++)
-        a->dilation[k] = v[k];
-    if (fe_attr_ints(c, n, "pads", v, 2 * IR_MAX_SPATIAL, &cnt) < 0)
-        return -1;
-    if (cnt && cnt != 2 * sp)
-        return fe_err(c, n, "pads has %d values for %d spatial dims", cnt, sp);
-    for (int k = 0; k < cnt / 2; k++) {
-        a->pad_begin[k] = v[k];
-        a->pad_end[k] = v[k + sp];
-    }
-    for (int k = 0; k < sp; k++) {
-        if (a->stride[k] < 1 || a->dilation[k] < 1)
-            return fe_err(c, n, "strides and dilations must be positive");
-        if (a->pad_begin[k] < 0 || a->pad_end[k] < 0)
-            return fe_err(c, n, "pads must not be negative");
-        if (a->stride[k] > FE_MAX_WINDOW || a->dilation[k] > FE_MAX_WINDOW ||
-            a->pad_begin[k] > FE_MAX_WINDOW || a->pad_end[k] > FE_MAX_WINDOW ||
-            a->kernel[k] > FE_MAX_WINDOW)
+    for (int k = 0; k < a->nsp; k++) {
+        if (a->kernel[k] > FE_MAX_WINDOW)
             return fe_err(c, n, "kernel, strides, dilations or pads are absurdly large");
         if (a->kernel[k] < 1)
             return fe_err(c, n, "the weight has an empty kernel axis");

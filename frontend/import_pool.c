@@ -10,45 +10,21 @@
 
 static int window_attrs(FeCtx *c, const FeNode *n, IrPoolAttr *a)
 {
-    int64_t v[2 * IR_MAX_SPATIAL];
+    int64_t v[IR_MAX_SPATIAL];
     int cnt, sp = a->nsp;
     if (fe_attr_ints(c, n, "kernel_shape", v, IR_MAX_SPATIAL, &cnt) < 0)
         return -1;
     if (cnt != sp)
         return fe_err(c, n, "kernel_shape must have %d values (one per spatial dim), has %d", sp,
                       cnt);
+    if (fe_window_attrs(c, n, sp, a->stride, a->dilation, a->pad_begin, a->pad_end) < 0)
+        return -1;
     for (int k = 0; k < sp; k++) {
         a->kernel[k] = v[k];
-        a->stride[k] = a->dilation[k] = 1;
-    }
-    if (fe_attr_ints(c, n, "strides", v, IR_MAX_SPATIAL, &cnt) < 0)
-        return -1;
-    if (cnt && cnt != sp)
-        return fe_err(c, n, "strides has %d values for %d spatial dims", cnt, sp);
-    for (int k = 0; k < cnt; k++)
-        a->stride[k] = v[k];
-    if (fe_attr_ints(c, n, "dilations", v, IR_MAX_SPATIAL, &cnt) < 0)
-        return -1;
-    if (cnt && cnt != sp)
-        return fe_err(c, n, "dilations has %d values for %d spatial dims", cnt, sp);
-    for (int k = 0; k < cnt; k++)
-        a->dilation[k] = v[k];
-    if (fe_attr_ints(c, n, "pads", v, 2 * IR_MAX_SPATIAL, &cnt) < 0)
-        return -1;
-    if (cnt && cnt != 2 * sp)
-        return fe_err(c, n, "pads has %d values for %d spatial dims", cnt, sp);
-    for (int k = 0; k < cnt / 2; k++) {
-        a->pad_begin[k] = v[k];
-        a->pad_end[k] = v[k + sp];
-    }
-    for (int k = 0; k < sp; k++) {
-        if (a->kernel[k] < 1 || a->stride[k] < 1 || a->dilation[k] < 1)
-            return fe_err(c, n, "kernel_shape, strides and dilations must be positive");
-        if (a->pad_begin[k] < 0 || a->pad_end[k] < 0)
-            return fe_err(c, n, "pads must not be negative");
-        if (a->kernel[k] > FE_MAX_WINDOW || a->stride[k] > FE_MAX_WINDOW ||
-            a->dilation[k] > FE_MAX_WINDOW)
-            return fe_err(c, n, "kernel_shape, strides or dilations are absurdly large");
+        if (a->kernel[k] < 1)
+            return fe_err(c, n, "kernel_shape must be positive");
+        if (a->kernel[k] > FE_MAX_WINDOW)
+            return fe_err(c, n, "kernel_shape is absurdly large");
         if (a->pad_begin[k] >= a->kernel[k] || a->pad_end[k] >= a->kernel[k])
             return fe_err(c, n, "pads must be smaller than the kernel");
     }
