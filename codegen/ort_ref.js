@@ -6,6 +6,7 @@
 // usage: node ort_ref.js MODEL.onnx
 //            [--input NAME DTYPE:D0,D1,... FILE]...   (DTYPE: float32, int64, ...)
 //            [--output NAME FILE]...                  (default: every output to stdout summary)
+//   An empty NAME ("") means the input or output at that position.
 //            [--threads N] [--time RUNS]
 // Files are raw little-endian data. With --time, prints one JSON line
 // {"median_ms": ..., "min_ms": ...} over RUNS runs after the first.
@@ -74,10 +75,11 @@ function toBuffer(t) {
     feeds[inp.name || s.inputNames[i]] = makeTensor(ort, inp);
   });
   const r = await s.run(feeds);
-  for (const o of a.outputs) {
-    if (!(o.name in r)) throw new Error(`the model has no output ${o.name}`);
-    fs.writeFileSync(o.file, toBuffer(r[o.name]));
-  }
+  a.outputs.forEach((o, i) => {
+    const name = o.name || s.outputNames[i]; /* "" = the i-th output */
+    if (!(name in r)) throw new Error(`the model has no output ${name}`);
+    fs.writeFileSync(o.file, toBuffer(r[name]));
+  });
   if (a.outputs.length === 0)
     for (const n of s.outputNames) console.log(JSON.stringify({ output: n, dims: r[n].dims }));
   if (a.runs > 0) {

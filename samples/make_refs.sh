@@ -8,6 +8,7 @@ root=$(dirname "$here")
 export NODE_PATH="${ONNX2HLS_ORT_NODE_PATH:-$root/node_modules}"
 cd "$here"
 /usr/bin/python3 make_samples.py . | while read -r name dims; do
-  node "$root/tests/tools/ort_run.js" "$name.onnx" "$name.in.f32" "$dims" "$name.ref.f32" > /dev/null
+  node "$root/codegen/ort_ref.js" "$name.onnx" --input "" "float32:$dims" "$name.in.f32" \
+    --output "" "$name.ref.f32" > /dev/null
   echo "$name $dims -> $name.ref.f32"
 done

@@ -21,7 +21,7 @@ runs=${RUNS:-20} rounds=${ROUNDS:-3}
 [ -d "$models" ] || { echo "bench_quant: no models at $models (skipped)"; exit 0; }
 [ -x "$bin" ] || { echo "bench_quant: $bin is not an executable onnx2hls (pass its path)"; exit 2; }
 np=${ONNX2HLS_ORT_NODE_PATH:-}
-for cand in "$np" "$root/node_modules" /tmp/ort/node_modules; do
+for cand in "$np" "$root/node_modules"; do
     [ -n "$cand" ] && [ -d "$cand/onnxruntime-node" ] && { np=$cand; break; }
 done
 have_ort=0
@@ -148,8 +148,8 @@ if [ "$have_ort" = 1 ]; then
     if [ -f "$mb" ]; then
         compile mb-q "$mb" --precision int8 --calib-inputs 4 --emit host,qdq &&
             "$work/mb-q/host/model" --weights "$work/mb-q/host/weights.bin" -o "$work/mb-q.out" "$models/input_224.f32" > /dev/null &&
-            NODE_PATH=$np node "$root/tests/tools/ort_run.js" "$work/mb-q/model.qdq.onnx" "$models/input_224.f32" \
-                1,3,224,224 "$work/mb-q.ort" > /dev/null &&
+            NODE_PATH=$np node "$root/codegen/ort_ref.js" "$work/mb-q/model.qdq.onnx" \
+                --input "" float32:1,3,224,224 "$models/input_224.f32" --output "" "$work/mb-q.ort" > /dev/null &&
             read -r w1 eq mx n <<< "$(node "$work/lsb.js" "$work/mb-q.out" "$work/mb-q.ort" "$(out_scale mb-q)")" &&
             { ok=$(awk -v r="$w1" 'BEGIN { print (r >= 99) ? "ok" : "MISSED" }'); [ "$ok" = ok ] || miss=1;
               printf '%-14s %8s %9s%% %7s%% %8s  %s\n' mobilenet_v2 "$n" "$w1" "$eq" "$mx" "$ok (>= 99% within 1 LSB)"; } ||
@@ -172,8 +172,8 @@ if [ -f "$mb" ]; then
         t=$("$work/mb-f/host/model" --weights "$work/mb-f/host/weights.bin" --time "$runs" "$models/input_224.f32" | median_of median_ms)
         bf=$(min "$t" "$bf")
         if [ "$have_ort" = 1 ]; then
-            t=$(NODE_PATH=$np node "$root/tests/tools/ort_run.js" "$mb" "$models/input_224.f32" 1,3,224,224 "$work/ort.f32" \
-                  --threads 1 --time "$runs" | median_of median_ms)
+            t=$(NODE_PATH=$np node "$root/codegen/ort_ref.js" "$mb" --input "" float32:1,3,224,224 \
+                  "$models/input_224.f32" --output "" "$work/ort.f32" --threads 1 --time "$runs" | median_of median_ms)
             bo=$(min "$t" "$bo")
         fi
     done

@@ -118,15 +118,15 @@ check "failed compiles leave no output folder" $?
 
 # ---------------------------------------------------------- ONNX Runtime on the QDQ export
 np=${ONNX2HLS_ORT_NODE_PATH:-}
-for cand in "$np" "$src/node_modules" /tmp/ort/node_modules; do
+for cand in "$np" "$src/node_modules"; do
     [ -n "$cand" ] && [ -d "$cand/onnxruntime-node" ] && { np=$cand; break; }
 done
 if [ -n "$np" ] && [ -d "$np/onnxruntime-node" ] && command -v node > /dev/null; then
     for md in mobilenet_tiny:1,3,32,32 resnet_tiny:1,3,64,64 effnet_tiny:1,3,32,32; do
         m=${md%%:*} dims=${md#*:}
         scale=$(sed -n "s/^quantize: output .* = (q - .*) \* \([0-9.e+-]*\) .*/\1/p" "$work/$m-q.log" | head -1)
-        NODE_PATH=$np node "$src/tests/tools/ort_run.js" "$work/$m-q/model.qdq.onnx" "$samples/$m.in.f32" "$dims" \
-            "$work/$m-ort.f32" > /dev/null 2>&1
+        NODE_PATH=$np node "$src/codegen/ort_ref.js" "$work/$m-q/model.qdq.onnx" \
+            --input "" "float32:$dims" "$samples/$m.in.f32" --output "" "$work/$m-ort.f32" > /dev/null 2>&1
         r=$(node -e '
             const fs = require("fs");
             const f32 = p => { const b = fs.readFileSync(p); const a = new ArrayBuffer(b.length);
