@@ -18,7 +18,7 @@ about at a size that compiles and runs in milliseconds.
                      HardSwish (opset 14), Flatten + MatMul + Add classifier
 
 Weights are random with fixed seeds. Needs Debian's python3-onnx (and numpy).
-Reference outputs are made separately by tests/tools/ort_run.js (ONNX Runtime).
+Reference outputs are made separately by make_refs.sh (ONNX Runtime).
 usage: make_samples.py OUTDIR
 """
 import sys
