@@ -337,20 +337,6 @@ static const char *unary_name(IrOp op)
     }
 }
 
-static IrActKind act_of_op(IrOp op)
-{
-    switch (op) {
-    case IR_OP_RELU: return IR_ACT_RELU;
-    case IR_OP_CLIP: return IR_ACT_CLIP;
-    case IR_OP_LEAKY_RELU: return IR_ACT_LEAKY_RELU;
-    case IR_OP_SIGMOID: return IR_ACT_SIGMOID;
-    case IR_OP_HARD_SIGMOID: return IR_ACT_HARD_SIGMOID;
-    case IR_OP_HARD_SWISH: return IR_ACT_HARD_SWISH;
-    case IR_OP_TANH: return IR_ACT_TANH;
-    case IR_OP_ELU: return IR_ACT_ELU;
-    default: return IR_ACT_NONE;
-    }
-}
 
 static const char *binary_name(IrOp op)
 {
@@ -467,7 +453,7 @@ static int op_node(Qx *x, int l, const char *out)
         node(x, un, 1, (const char *[]){input(x, l, 0)}, out);
         return 0;
     }
-    IrActKind k = act_of_op(L->op);
+    IrActKind k = ir_op_act(L->op);
     if (k != IR_ACT_NONE) {
         IrAct a = L->attr.act;
         a.kind = k;

@@ -179,21 +179,6 @@ static double act_eval(const IrAct *a, double x)
     }
 }
 
-/* the activation kind an op computes (its attr.act supplies alpha/beta) */
-static IrActKind op_kind(IrOp op)
-{
-    switch (op) {
-    case IR_OP_RELU: return IR_ACT_RELU;
-    case IR_OP_CLIP: return IR_ACT_CLIP;
-    case IR_OP_LEAKY_RELU: return IR_ACT_LEAKY_RELU;
-    case IR_OP_SIGMOID: return IR_ACT_SIGMOID;
-    case IR_OP_HARD_SIGMOID: return IR_ACT_HARD_SIGMOID;
-    case IR_OP_HARD_SWISH: return IR_ACT_HARD_SWISH;
-    case IR_OP_TANH: return IR_ACT_TANH;
-    case IR_OP_ELU: return IR_ACT_ELU;
-    default: return IR_ACT_NONE;
-    }
-}
 
 static double op_eval(IrOp op, const IrAct *a, double x)
 {
@@ -201,7 +186,7 @@ static double op_eval(IrOp op, const IrAct *a, double x)
     switch (op) {
     case IR_OP_RELU: case IR_OP_CLIP: case IR_OP_LEAKY_RELU: case IR_OP_SIGMOID:
     case IR_OP_HARD_SIGMOID: case IR_OP_HARD_SWISH: case IR_OP_TANH: case IR_OP_ELU:
-        k.kind = op_kind(op);
+        k.kind = ir_op_act(op);
         return act_eval(&k, x);
     case IR_OP_SOFTPLUS: return x > 30 ? x : log1p(exp(x));
     case IR_OP_EXP: return exp(x);
