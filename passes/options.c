@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "--name=value" or "--name value": the value, or NULL when a is not --name.
- * *bad is set when the value is missing. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, int *bad)
+const char *passes_option_value(int argc, char **argv, int *i, const char *name, int *bad)
 {
     const char *a = argv[*i];
     size_t n = strlen(name);
@@ -107,11 +105,11 @@ int passes_parse_option(PassOptions *opt, int argc, char **argv, int *i)
         return opt->passes = "none", 1;
     if (!strcmp(a, "--verify-passes"))
         return opt->verify_each = true, 1;
-    if ((v = option_value(argc, argv, i, "--passes", &bad)))
+    if ((v = passes_option_value(argc, argv, i, "--passes", &bad)))
         return set_selection(opt, cmd, "--passes", v, &opt->passes);
-    if (!bad && (v = option_value(argc, argv, i, "--dump-after", &bad)))
+    if (!bad && (v = passes_option_value(argc, argv, i, "--dump-after", &bad)))
         return set_dump(opt, cmd, v);
-    if (!bad && (v = option_value(argc, argv, i, "--prune", &bad)))
+    if (!bad && (v = passes_option_value(argc, argv, i, "--prune", &bad)))
         return set_prune(opt, cmd, v);
     return bad ? -1 : 0;
 }

@@ -87,6 +87,10 @@ void passes_totals(const IrGraph *g, PassTotals *t);
  * value), 0 when it is not a pass option, -1 when its value is bad (message
  * on stderr naming the command argv[0]). Value strings point into argv. */
 int passes_parse_option(PassOptions *opt, int argc, char **argv, int *i);
+/* "--name=value" or "--name value" at argv[*i]: the value (advancing *i past
+ * a separate value), or NULL when argv[*i] is not --name; *bad is set (and a
+ * message printed) when the value is missing. */
+const char *passes_option_value(int argc, char **argv, int *i, const char *name, int *bad);
 /* 1 when any pass option was given (a command may then print before/after). */
 int passes_options_given(const PassOptions *opt);
 /* Help text for the options above, for the commands' usage(). */

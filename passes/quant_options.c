@@ -4,6 +4,7 @@
  * Why apart from passes/options.c: those options belong to the quantize
  * pass alone, and `compile` (and tests) reach them through one call,
  * pass_quant_parse_option, the same way they reach the other pass options. */
+#include "passes.h"
 #include "quant.h"
 
 #include <errno.h>
@@ -55,25 +56,6 @@ const char *pass_quant_prec_name(QuantPrec p)
     return "?";
 }
 
-/* "--name=value" or "--name value"; NULL when argv[*i] is not --name */
-static const char *value_of(int argc, char **argv, int *i, const char *name, int *bad)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n))
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n])
-        return NULL;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "onnx2hls %s: option %s needs a value\n", argv[0], name);
-        *bad = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 static int set_method(QuantOptions *o, const char *cmd, const char *v)
 {
     if (!strcmp(v, "minmax"))
@@ -112,13 +94,13 @@ int pass_quant_parse_option(QuantOptions *o, int argc, char **argv, int *i)
 {
     const char *cmd = argv[0], *v;
     int bad = 0;
-    if ((v = value_of(argc, argv, i, "--precision-spec", &bad))) {
+    if ((v = passes_option_value(argc, argv, i, "--precision-spec", &bad))) {
         if (!readable(cmd, "--precision-spec", v))
             return -1;
         o->spec = v;
         return 1;
     }
-    if (!bad && (v = value_of(argc, argv, i, "--precision", &bad))) {
+    if (!bad && (v = passes_option_value(argc, argv, i, "--precision", &bad))) {
         if (pass_quant_parse_prec(v, &o->prec)) {
             fprintf(stderr, "onnx2hls %s: --precision '%s': expected float, int8, int16, dfxp8, dfxp12, "
                             "dfxp14 or dfxp16\n", cmd, v);
@@ -126,9 +108,9 @@ int pass_quant_parse_option(QuantOptions *o, int argc, char **argv, int *i)
         }
         return 1;
     }
-    if (!bad && (v = value_of(argc, argv, i, "--calib-method", &bad)))
+    if (!bad && (v = passes_option_value(argc, argv, i, "--calib-method", &bad)))
         return set_method(o, cmd, v);
-    if (!bad && (v = value_of(argc, argv, i, "--calib-inputs", &bad))) {
+    if (!bad && (v = passes_option_value(argc, argv, i, "--calib-inputs", &bad))) {
         char *end;
         long n = strtol(v, &end, 10);
         if (*end || n < 1 || n > 1000000) {
@@ -139,7 +121,7 @@ int pass_quant_parse_option(QuantOptions *o, int argc, char **argv, int *i)
         o->n_random = (int)n;
         return 1;
     }
-    if (!bad && (v = value_of(argc, argv, i, "--calib", &bad))) {
+    if (!bad && (v = passes_option_value(argc, argv, i, "--calib", &bad))) {
         if (!readable(cmd, "--calib", v))
             return -1;
         o->calib = v;
