@@ -136,12 +136,17 @@ typedef struct {
     float *data;         /* n * size */
 } CalibSet;
 
-static int read_calib(const IrGraph *g, const QuantOptions *o, int64_t size, CalibSet *cs, IrDiag *d)
+float *pass_calib_read(const IrGraph *g, const char *path, int max, int *n_out, IrDiag *d)
 {
-    FILE *f = fopen(o->calib, "rb");
+    int64_t size = g->n_inputs == 1 ? ir_tensor_numel(&g->tensors[g->inputs[0]]) : -1;
+    if (size <= 0) {
+        diag_error(d, g->path, NULL, NULL, "calibration inputs need a model with one input of static shape");
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
     if (!f) {
-        diag_error(d, o->calib, NULL, NULL, "cannot read calibration inputs: %s", strerror(errno));
-        return -1;
+        diag_error(d, path, NULL, NULL, "cannot read calibration inputs: %s", strerror(errno));
+        return NULL;
     }
     fseek(f, 0, SEEK_END);
     long bytes = ftell(f);
@@ -149,24 +154,31 @@ static int read_calib(const IrGraph *g, const QuantOptions *o, int64_t size, Cal
     int64_t per = size * 4;
     if (bytes <= 0 || bytes % per) {
         fclose(f);
-        diag_error(d, o->calib, NULL, NULL,
+        diag_error(d, path, NULL, NULL,
                    "size %ld bytes is not a positive multiple of one input of '%s' (%lld float32 = %lld bytes)",
                    bytes, g->tensors[g->inputs[0]].name, (long long)size, (long long)per);
-        return -1;
+        return NULL;
     }
     int64_t n = bytes / per;
-    if (o->max_calib > 0 && n > o->max_calib)
-        n = o->max_calib;
-    cs->data = malloc((size_t)(n * per));
-    if (!cs->data || fread(cs->data, 1, (size_t)(n * per), f) != (size_t)(n * per)) {
+    if (max > 0 && n > max)
+        n = max;
+    float *data = malloc((size_t)(n * per));
+    if (!data || fread(data, 1, (size_t)(n * per), f) != (size_t)(n * per)) {
         fclose(f);
-        diag_error(d, o->calib, NULL, NULL, "cannot read %lld calibration inputs", (long long)n);
-        return -1;
+        free(data);
+        diag_error(d, path, NULL, NULL, "cannot read %lld calibration inputs", (long long)n);
+        return NULL;
     }
     fclose(f);
-    cs->n = (int)n;
+    *n_out = (int)n;
+    return data;
+}
+
+static int read_calib(const IrGraph *g, const QuantOptions *o, int64_t size, CalibSet *cs, IrDiag *d)
+{
+    cs->data = pass_calib_read(g, o->calib, o->max_calib, &cs->n, d);
     cs->size = size;
-    return 0;
+    return cs->data ? 0 : -1;
 }
 
 static double lcg_unit(uint32_t *s)

@@ -1,6 +1,6 @@
 /* options.c - the command-line spellings of the pass options, shared by
  * `compile` and `inspect` so both accept the same flags and print the same
- * messages (--passes, --fuse, --no-fuse, --dump-after, --prune,
+ * messages (--passes, --fuse, --no-fuse, --dump-after, --prune, --prune-calib,
  * --verify-passes). */
 #include "passes.h"
 
@@ -109,6 +109,16 @@ int passes_parse_option(PassOptions *opt, int argc, char **argv, int *i)
         return set_selection(opt, cmd, "--passes", v, &opt->passes);
     if (!bad && (v = passes_option_value(argc, argv, i, "--dump-after", &bad)))
         return set_dump(opt, cmd, v);
+    if ((v = passes_option_value(argc, argv, i, "--prune-calib", &bad))) {
+        FILE *f = fopen(v, "rb");
+        if (!f) {
+            fprintf(stderr, "onnx2hls %s: --prune-calib: cannot read '%s': %s\n", cmd, v, strerror(errno));
+            return -1;
+        }
+        fclose(f);
+        opt->prune_calib = v;
+        return 1;
+    }
     if (!bad && (v = passes_option_value(argc, argv, i, "--prune", &bad)))
         return set_prune(opt, cmd, v);
     return bad ? -1 : 0;
@@ -127,5 +137,8 @@ void passes_usage(FILE *f)
                "  --dump-after=P[,P][:json]  print the IR after pass P ('all': after each) on stderr\n"
                "  --prune SPEC     structured channel pruning: a ratio in [0,1) for every layer,\n"
                "                   or a file of 'LAYER_NAME RATIO' lines ('*' = every other layer)\n"
+               "  --prune-calib FILE  raw float32 inputs for accuracy recovery: channels chosen by\n"
+               "                   the error they leave, readers refit by least squares\n"
+               "                   (docs/codesign.md); without it, L1 ranking and no refit\n"
                "  --verify-passes  check the IR after every pass\n");
 }

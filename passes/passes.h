@@ -34,6 +34,11 @@ typedef struct {
     /* prune (passes/prune.c): either enables the pass */
     double prune_ratio;      /* uniform output-channel ratio in [0, 1); 0 = none */
     const char *prune_spec;  /* file of "LAYER_NAME RATIO" lines; NULL = none */
+    /* raw float32 inputs for recovery (passes/prune_recover.c): channels
+     * chosen by reconstruction error, readers refit by least squares;
+     * NULL = L1 ranking, no refit */
+    const char *prune_calib;
+    int prune_calib_max;     /* use at most this many of them (0 = all) */
     /* quantize (passes/quant.h): precision, calibration; NULL = float */
     const struct QuantOptions *quant;
 } PassOptions;

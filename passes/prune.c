@@ -16,6 +16,11 @@
  *             layer from a spec file, and a group takes the smallest ratio of
  *             its sources (so "keep everything" in one layer of a residual
  *             group wins).
+ *             With --prune-calib FILE (PassOptions.prune_calib) channels are
+ *             chosen by the reconstruction error they leave in their readers
+ *             and every 1x1 / FC reader downstream is refit by least squares
+ *             (prune_recover.c, docs/codesign.md); groups read by other
+ *             layers keep the L1 ranking.
  *   breaks:   the network's function (pruning is lossy unless the removed
  *             channels are dead): run it before quantization calibration and
  *             fine-tune or re-check accuracy afterwards.
@@ -183,22 +188,32 @@ static double group_ratio(Pruner *P, Spec *s, int r, double *score, int64_t C)
     return ratio >= 1.0 ? 0.0 : ratio;
 }
 
-static int decide_group(Pruner *P, Spec *s, int r)
+/* how many channels group r loses (P->cut[r]) and their L1 scores */
+static double *plan_group(Pruner *P, Spec *s, int r)
 {
     int64_t C = prune_chan(P, r);
     P->n_keep[r] = C;
     if (C < 2)
-        return 0;
+        return NULL;
     double *score = calloc((size_t)C, sizeof *score);
     if (!score)
-        return 0;
+        return NULL;
     double ratio = group_ratio(P, s, r, score, C);
     int64_t cut = (int64_t)floor(ratio * (double)C + 0.5);
-    if (cut > C - 1)
-        cut = C - 1;
-    if (cut > 0 && (P->keep[r] = keep_best(score, C, cut)))
+    P->cut[r] = cut > C - 1 ? C - 1 : cut;
+    return score;
+}
+
+static int decide_group(Pruner *P, PruneRecover *R, int r, const double *score)
+{
+    int64_t C = prune_chan(P, r), cut = P->cut[r];
+    if (cut <= 0)
+        return 0;
+    P->keep[r] = R ? prune_recover_select(R, r, C, cut) : NULL;
+    if (!P->keep[r])
+        P->keep[r] = keep_best(score, C, cut);
+    if (P->keep[r])
         P->n_keep[r] = C - cut;
-    free(score);
     return P->keep[r] != NULL;
 }
 
@@ -228,12 +243,34 @@ static void decide_concat(Pruner *P, int y)
     P->n_keep[r] = kept;
 }
 
-static int decide_all(Pruner *P, Spec *s)
+static bool group_root(Pruner *P, int t)
+{
+    return prune_find(P, t) == t && !P->frozen[t] && P->has_source[t];
+}
+
+/* the cut of every group; with calibration inputs, the recovery's statistics
+ * of their readers (*R, NULL without) */
+static double **plan_all(Pruner *P, Spec *s, const PassOptions *opt, PruneRecover **R, IrDiag *d)
+{
+    double **scores = calloc((size_t)P->nt + 1, sizeof *scores);
+    bool any = false;
+    for (int t = 0; scores && t < P->nt; t++)
+        if (group_root(P, t)) {
+            scores[t] = plan_group(P, s, t);
+            any |= P->cut[t] > 0;
+        }
+    *R = NULL;
+    if (scores && any && opt->prune_calib)
+        *R = prune_recover_begin(P, opt, d);
+    return scores;
+}
+
+static int decide_all(Pruner *P, PruneRecover *R, double **scores)
 {
     int groups = 0;
     for (int t = 0; t < P->nt; t++)
-        if (prune_find(P, t) == t && !P->frozen[t] && P->has_source[t])
-            groups += decide_group(P, s, t);
+        if (group_root(P, t) && scores[t])
+            groups += decide_group(P, R, t, scores[t]);
     for (int l = 0; l < P->g->n_layers; l++) {
         const IrLayer *L = &P->g->layers[l];
         if (L->dead || L->n_out < 1 || L->out[0] < 0 || P->concat_of[L->out[0]] != l)
@@ -290,18 +327,33 @@ int pass_prune(IrGraph *g, const PassOptions *opt, IrDiag *d)
     PassTotals before, after;
     passes_totals(g, &before);
     Pruner P;
-    int groups = 0;
+    int groups = 0, rc = 0;
     if (prune_init(&P, g) == 0) {
         prune_groups_build(&P);
-        groups = decide_all(&P, &s);
-        if (opt->log)
+        PruneRecover *R = NULL;
+        double **scores = plan_all(&P, &s, opt, &R, d);
+        rc = scores && opt->prune_calib && !R && d->n_errors ? -1 : 0;
+        if (rc == 0 && scores)
+            groups = decide_all(&P, R, scores);
+        if (rc == 0 && opt->log)
             report_layers(&P, opt->log);
-        prune_apply(&P);
+        if (rc == 0 && R)
+            rc = prune_recover_snapshot(R);
+        if (rc == 0)
+            prune_apply(&P);
+        if (rc == 0 && R)
+            rc = prune_recover_refit(R, d);
+        prune_recover_end(R);
+        for (int t = 0; scores && t < P.nt; t++)
+            free(scores[t]);
+        free(scores);
     }
     prune_free(&P);
     if (opt->prune_spec)
         warn_unused(&s, opt->prune_spec, d);
     free(s.v);
+    if (rc)
+        return -1;
     passes_totals(g, &after);
     if (opt->log)
         report(opt->log, &before, &after, groups);

@@ -91,9 +91,10 @@ int prune_init(Pruner *P, IrGraph *g)
     P->has_source = calloc(nt, sizeof *P->has_source);
     P->n_concat = calloc(nt, sizeof *P->n_concat);
     P->keep = calloc(nt, sizeof *P->keep);
+    P->cut = calloc(nt, sizeof *P->cut);
     P->n_keep = calloc(nt, sizeof *P->n_keep);
     P->source = calloc(nl, sizeof *P->source);
-    if (!P->parent || !P->blk || !P->frozen || !P->concat_of || !P->has_source || !P->n_concat || !P->keep ||
+    if (!P->parent || !P->blk || !P->frozen || !P->concat_of || !P->has_source || !P->n_concat || !P->keep || !P->cut ||
         !P->n_keep || !P->source)
         return -1;
     for (int t = 0; t < P->nt; t++) {
@@ -120,6 +121,7 @@ void prune_free(Pruner *P)
     free(P->has_source);
     free(P->n_concat);
     free(P->keep);
+    free(P->cut);
     free(P->n_keep);
     free(P->source);
 }

@@ -30,6 +30,7 @@ typedef struct {
     int *concat_of;      /* per tensor: Concat layer producing it (derived mask), -1 */
     bool *has_source;    /* per root */
     int *n_concat;       /* per root: Concat outputs in the group */
+    int64_t *cut;        /* per root: channels to remove */
     bool **keep;         /* per root: kept channels, NULL = all kept */
     int64_t *n_keep;     /* per root */
 } Pruner;
@@ -58,5 +59,20 @@ int prune_const_axis(const IrGraph *g, int c, int r, int64_t D);
 const bool *prune_mask(Pruner *P, int t);
 /* Rewrite every live layer's constants and every tensor's shape. */
 void prune_apply(Pruner *P);
+
+/* ---------------------------------------------- prune_recover.c */
+
+typedef struct PruneRecover PruneRecover;
+/* Calibration statistics (opt->prune_calib) of the layers reading the
+ * groups with cut > 0, on the unpruned graph. NULL after an error on d. */
+PruneRecover *prune_recover_begin(Pruner *P, const PassOptions *opt, IrDiag *d);
+/* Kept channels of group root, chosen by least reconstruction error of its
+ * readers; NULL when a reader cannot be refit (the caller ranks by L1). */
+bool *prune_recover_select(PruneRecover *R, int root, int64_t C, int64_t cut);
+/* Save the unpruned view; call just before prune_apply. 0 ok. */
+int prune_recover_snapshot(PruneRecover *R);
+/* Refit every refittable layer downstream of a cut (after prune_apply). */
+int prune_recover_refit(PruneRecover *R, IrDiag *d);
+void prune_recover_end(PruneRecover *R);
 
 #endif

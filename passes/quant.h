@@ -133,6 +133,10 @@ void pass_calib_observe(QuantStats *st, const float *x, int64_t n);
  * 0 ok, -1 with errors on d. */
 int pass_calibrate(IrGraph *g, const QuantOptions *o, const bool *want, QuantStats *stats, IrDiag *d);
 void pass_calib_stats_free(QuantStats *stats, int n);
+/* The inputs of a raw float32 file for g's one input (at most max of them,
+ * 0 = all): a malloc'd array of *n inputs, or NULL after an error naming
+ * the file on d. Shared by calibration and pruning recovery. */
+float *pass_calib_read(const IrGraph *g, const char *path, int max, int *n, IrDiag *d);
 
 /* ------------------------------------------------------ lowering */
 

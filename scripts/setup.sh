@@ -17,7 +17,7 @@ for a in "$@"; do
     *) build="$a" ;;
   esac
 done
-pkgs=(gcc make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev libclang-dev libcjson-dev)
+pkgs=(gcc make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev libclang-dev libcjson-dev liblapack-dev)
 if [ "$test" = 1 ]; then
   pkgs+=(libonnx-testdata gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user chromium)
 fi
