@@ -15,6 +15,7 @@ int cmd_ops(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_codesign(int argc, char **argv);
 
 /* --input-shape NAME=d0,d1,... appended to opt; -1 (message printed) if bad */
 int cli_add_input_shape(FeOptions *opt, const char *spec);

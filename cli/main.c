@@ -16,6 +16,7 @@ static const struct {
     {"plan", cmd_plan, "hybrid SESL/SEML plan for a board vs the SEML-only and SESL-only baselines"},
     {"compile", cmd_compile, "generate the host C program of a model (OUT/host)"},
     {"verify", cmd_verify, "build and run OUT/host, compare with a reference or ONNX Runtime"},
+    {"codesign", cmd_codesign, "per-layer pruning and precision searched against the plan and the accuracy"},
 };
 
 static void usage(FILE *f)

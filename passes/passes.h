@@ -101,6 +101,21 @@ int passes_options_given(const PassOptions *opt);
 /* Help text for the options above, for the commands' usage(). */
 void passes_usage(FILE *f);
 
+/* ------------------------------------------------------ prune groups */
+
+/* A set of tensors that lose channels together (passes/prune_groups.c),
+ * named by the layers choosing its channels: a spec ratio given to all of
+ * them prunes the group by that ratio. */
+#define PASS_PRUNE_MAX_SRC 16
+typedef struct {
+    int64_t channels;
+    int n_src;
+    int src[PASS_PRUNE_MAX_SRC];   /* source layers (full convs, Gemm/MatMul) */
+} PassPruneGroup;
+/* The prunable groups of g (after the fusions), in tensor order; returns
+ * how many were written (at most max). */
+int pass_prune_groups(IrGraph *g, PassPruneGroup *out, int max);
+
 /* -------------------------------------------------- pass entry points */
 
 int pass_drop_views(IrGraph *g, const PassOptions *opt, IrDiag *d);

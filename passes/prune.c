@@ -359,3 +359,31 @@ int pass_prune(IrGraph *g, const PassOptions *opt, IrDiag *d)
         report(opt->log, &before, &after, groups);
     return groups;
 }
+
+/* ------------------------------------------------------- group listing */
+
+static int list_group(Pruner *P, int r, PassPruneGroup *out)
+{
+    memset(out, 0, sizeof *out);
+    out->channels = prune_chan(P, r);
+    for (int l = 0; l < P->g->n_layers && out->n_src < PASS_PRUNE_MAX_SRC; l++) {
+        const IrLayer *L = &P->g->layers[l];
+        if (!L->dead && P->source[l] && prune_find(P, L->out[0]) == r)
+            out->src[out->n_src++] = l;
+    }
+    return out->channels >= 2 && out->n_src > 0;
+}
+
+int pass_prune_groups(IrGraph *g, PassPruneGroup *out, int max)
+{
+    Pruner P;
+    int n = 0;
+    if (prune_init(&P, g) == 0) {
+        prune_groups_build(&P);
+        for (int t = 0; t < P.nt; t++)
+            if (group_root(&P, t) && n < max)
+                n += list_group(&P, t, &out[n]);
+    }
+    prune_free(&P);
+    return n;
+}

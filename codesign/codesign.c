@@ -1,0 +1,454 @@
+/* codesign.c - the search: sensitivity of every prune group, a greedy
+ * walk that cuts where the planner's speed gained per predicted accuracy
+ * point lost is highest, the Pareto front re-measured on the whole
+ * validation set, the choice, and per-layer precision.
+ *
+ * Why greedy on a sensitivity table (NetAdapt-like, but without training):
+ * the planner answers in milliseconds while a measured accuracy costs a
+ * compile with recovery plus a run over the validation images, so the walk
+ * asks the planner about every possible next cut and the accuracy table
+ * (one measurement per group and ratio) for its predicted cost, then
+ * measures only the step it takes. The planner's speed is not additive
+ * over layers (the hybrid's period is set by its slowest part and PEs come
+ * in integer shapes), which is why every step is re-planned instead of
+ * summing per-layer gains.
+ */
+#include "codesign.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/o2h_rt.h"
+
+void codesign_options_init(CodesignOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    plan_options_default(&o->po);
+    o->prec = (QuantPrec){IR_PREC_INT8, 8};
+    o->max_drop = -1;
+    o->front_speedup = 2.0;
+    o->ratios[0] = 0.25, o->ratios[1] = 0.5, o->ratios[2] = 0.75;
+    o->n_ratios = 3;
+    o->step = 0.125;
+    o->max_ratio = 0.75;
+    o->search_images = 500;
+}
+
+/* ------------------------------------------------------------ setup */
+
+static void *read_all(const char *path, long *bytes, IrDiag *d)
+{
+    FILE *f = fopen(path, "rb");
+    void *p = NULL;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (*bytes = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (p = malloc((size_t)*bytes)) && fread(p, 1, (size_t)*bytes, f) != (size_t)*bytes) {
+        free(p);
+        p = NULL;
+    }
+    if (f)
+        fclose(f);
+    if (!p)
+        diag_error(d, path, NULL, NULL, "cannot read (or empty)");
+    return p;
+}
+
+static int load_val(Codesign *cs, IrDiag *d)
+{
+    long bx = 0, by = 0;
+    cs->vx = read_all(cs->opt.val_x, &bx, d);
+    cs->vy = read_all(cs->opt.val_y, &by, d);
+    if (!cs->vx || !cs->vy)
+        return -1;
+    int64_t per = cs->in_size * 4;
+    if (bx % per || bx / per != by / 4 || by % 4) {
+        diag_error(d, cs->opt.val_x, NULL, NULL,
+                   "%ld bytes do not hold one float32 input of %lld values per label of %s (%ld labels)", bx,
+                   (long long)cs->in_size, cs->opt.val_y, by / 4);
+        return -1;
+    }
+    cs->n_val = (int)(bx / per);
+    for (int i = 0; i < cs->n_val; i++)
+        if (cs->vy[i] < 0 || cs->vy[i] >= cs->out_size) {
+            diag_error(d, cs->opt.val_y, NULL, NULL, "label %d of image %d is outside [0, %lld)", cs->vy[i], i,
+                       (long long)cs->out_size);
+            return -1;
+        }
+    return 0;
+}
+
+static int load_base(Codesign *cs, IrDiag *d)
+{
+    PassOptions po;
+    passes_options_init(&po);
+    cs->base = fe_load_onnx(cs->opt.model, &cs->opt.fe, d);
+    if (!cs->base || passes_run(cs->base, &po, d))
+        return -1;
+    IrGraph *g = cs->base;
+    if (g->n_inputs != 1 || g->n_outputs != 1) {
+        diag_error(d, g->path, NULL, NULL, "codesign needs one input and one output (a classifier)");
+        return -1;
+    }
+    cs->in_size = ir_tensor_numel(&g->tensors[g->inputs[0]]);
+    cs->out_size = ir_tensor_numel(&g->tensors[g->outputs[0]]);
+    cs->groups = calloc((size_t)g->n_tensors + 1, sizeof *cs->groups);
+    cs->n_groups = cs->groups ? pass_prune_groups(g, cs->groups, g->n_tensors) : 0;
+    cs->group_name = calloc((size_t)cs->n_groups + 1, sizeof *cs->group_name);
+    for (int i = 0; cs->group_name && i < cs->n_groups; i++)
+        cs->group_name[i] = g->layers[cs->groups[i].src[0]].name;
+    return cs->groups && cs->group_name && cs->in_size > 0 && cs->out_size > 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------- candidates */
+
+static CodesignCand *new_cand(Codesign *cs, const char *kind, const double *ratio, const QuantPrec *prec)
+{
+    if (cs->n_c == cs->cap_c) {
+        int cap = cs->cap_c ? 2 * cs->cap_c : 64;
+        CodesignCand *v = realloc(cs->c, sizeof *v * (size_t)cap);
+        if (!v)
+            return NULL;
+        cs->c = v;
+        cs->cap_c = cap;
+    }
+    CodesignCand *c = &cs->c[cs->n_c];
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    c->acc_full = -1;
+    c->note_group = -1;
+    c->ratio = calloc((size_t)cs->n_groups + 1, sizeof *c->ratio);
+    if (!c->ratio)
+        return NULL;
+    if (ratio)
+        memcpy(c->ratio, ratio, sizeof *c->ratio * (size_t)cs->n_groups);
+    if (prec) {
+        c->prec = malloc(sizeof *c->prec * (size_t)cs->base->n_layers);
+        if (!c->prec)
+            return NULL;
+        memcpy(c->prec, prec, sizeof *c->prec * (size_t)cs->base->n_layers);
+    }
+    cs->n_c++;
+    return c;
+}
+
+static void progress(const Codesign *cs, const CodesignCand *c)
+{
+    if (!cs->opt.progress)
+        return;
+    double cut = 0;
+    int k = 0;
+    for (int i = 0; i < cs->n_groups; i++)
+        if (c->ratio[i] > 0)
+            cut += c->ratio[i], k++;
+    fprintf(cs->opt.progress,
+            "codesign: [%6.1f s] #%-3d %-11s acc %6.2f%% (%d img) speedup %5.3fx (%.1f fps, %.3f ms) MACs %lld, "
+            "%d group%s cut (mean %.2f)\n",
+            (o2h_now_ms() - cs->t_start) / 1000.0, cs->n_c - 1, c->kind, c->acc, c->n_img, c->speedup, c->fps,
+            c->latency_ms, (long long)c->macs, k, k == 1 ? "" : "s", k ? cut / k : 0.0);
+    fflush(cs->opt.progress);
+}
+
+/* evaluate c on n images; speedup relative to the baseline (c[0]) */
+static int measure(Codesign *cs, int ci, int n, IrDiag *d)
+{
+    CodesignCand *c = &cs->c[ci];
+    if (codesign_eval(cs, c, n, d))
+        return -1;
+    if (ci == 0)
+        cs->base_speed = c->speedup;  /* codesign_eval leaves the raw speed there */
+    c->speedup = cs->base_speed > 0 ? c->speedup / cs->base_speed : 0;
+    progress(cs, c);
+    return 0;
+}
+
+static int search_n(const Codesign *cs)
+{
+    int n = cs->opt.search_images;
+    return n > 0 && n < cs->n_val ? n : cs->n_val;
+}
+
+/* --------------------------------------------------------- sensitivity */
+
+static int sensitivity(Codesign *cs, IrDiag *d)
+{
+    double *r = calloc((size_t)cs->n_groups + 1, sizeof *r);
+    int rc = r ? 0 : -1;
+    int n = cs->opt.sensitivity ? cs->n_val : search_n(cs);
+    for (int g = 0; rc == 0 && g < cs->n_groups; g++)
+        for (int k = 0; rc == 0 && k < cs->opt.n_ratios; k++) {
+            r[g] = cs->opt.ratios[k];
+            CodesignCand *c = new_cand(cs, "sensitivity", r, NULL);
+            if (!c)
+                rc = -1;
+            else {
+                c->note_group = g;
+                c->note_ratio = r[g];
+                rc = measure(cs, cs->n_c - 1, n, d);
+            }
+            r[g] = 0;
+        }
+    free(r);
+    return rc;
+}
+
+/* accuracy points predicted lost by cutting group g by ratio x (linear
+ * between the measured ratios, 0 at 0, extrapolated flat past the last) */
+static double predicted_drop(const Codesign *cs, int g, double x)
+{
+    double px = 0, py = 0, base = cs->c[0].acc;
+    for (int i = 0; i < cs->n_c; i++) {
+        const CodesignCand *c = &cs->c[i];
+        if (c->note_group != g)
+            continue;
+        double y = base - c->acc > 0 ? base - c->acc : 0;
+        if (c->note_ratio >= x)
+            return c->note_ratio > px ? py + (y - py) * (x - px) / (c->note_ratio - px) : y;
+        px = c->note_ratio, py = y;
+    }
+    return py + (x - px) * 10.0;  /* beyond what was measured: expensive */
+}
+
+/* --------------------------------------------------------------- walk */
+
+/* the next cut: the highest planned speed gained per predicted point lost */
+static int best_move(Codesign *cs, const double *cur, double speed_now, double *gain_out, IrDiag *d)
+{
+    double *r = malloc(sizeof *r * (size_t)(cs->n_groups + 1));
+    int best = -1;
+    double best_score = -INFINITY;
+    for (int g = 0; r && g < cs->n_groups; g++) {
+        if (cur[g] + cs->opt.step > cs->opt.max_ratio + 1e-9)
+            continue;
+        memcpy(r, cur, sizeof *r * (size_t)cs->n_groups);
+        r[g] += cs->opt.step;
+        double sp;
+        if (codesign_quick_plan(cs, r, &sp, d)) {
+            best = -2;
+            break;
+        }
+        double gain = log(sp / speed_now), cost = predicted_drop(cs, g, r[g]) - predicted_drop(cs, g, cur[g]);
+        double score = (gain + 1e-3) / ((cost > 0 ? cost : 0) + 0.05);
+        if (score > best_score)
+            best_score = score, best = g, *gain_out = sp;
+    }
+    free(r);
+    return best;
+}
+
+static int walk(Codesign *cs, IrDiag *d)
+{
+    double *cur = calloc((size_t)cs->n_groups + 1, sizeof *cur), speed = 0;
+    if (!cur || codesign_quick_plan(cs, cur, &speed, d))
+        return free(cur), -1;
+    double stop_drop = cs->opt.max_drop > 0 ? 3 * cs->opt.max_drop + 2 : 5;
+    double goal = cs->opt.front_speedup > cs->opt.target_speedup ? cs->opt.front_speedup : cs->opt.target_speedup;
+    for (;;) {
+        double next;
+        int g = best_move(cs, cur, speed, &next, d);
+        if (g < 0) {
+            free(cur);
+            return g == -2 ? -1 : 0;
+        }
+        cur[g] += cs->opt.step;
+        speed = next;
+        CodesignCand *c = new_cand(cs, "search", cur, NULL);
+        if (!c || measure(cs, cs->n_c - 1, search_n(cs), d))
+            return free(cur), -1;
+        if (c->speedup >= goal || cs->c[0].acc - c->acc > stop_drop)
+            break;
+    }
+    free(cur);
+    return 0;
+}
+
+/* --------------------------------------------------------------- front */
+
+static bool dominated(const Codesign *cs, int i, bool full)
+{
+    const CodesignCand *a = &cs->c[i];
+    double aa = full ? a->acc_full : a->acc;
+    for (int j = 0; j < cs->n_c; j++) {
+        const CodesignCand *b = &cs->c[j];
+        double ba = full ? b->acc_full : b->acc;
+        if (j == i || strcmp(b->kind, "sensitivity") == 0 || (full && b->acc_full < 0))
+            continue;
+        if (ba >= aa && b->speedup >= a->speedup && (ba > aa || b->speedup > a->speedup))
+            return true;
+    }
+    return false;
+}
+
+/* the walk's non-dominated designs, re-measured on every validation image */
+static int front(Codesign *cs, IrDiag *d)
+{
+    int n = cs->n_c;
+    for (int i = 0; i < n; i++) {
+        CodesignCand *c = &cs->c[i];
+        if (strcmp(c->kind, "sensitivity") == 0 || dominated(cs, i, false) || c->acc_full >= 0)
+            continue;
+        double a = c->acc;
+        int ni = c->n_img;
+        if (codesign_eval(cs, c, cs->n_val, d))
+            return -1;
+        c->speedup = c->speedup / cs->base_speed;
+        c->acc_full = c->acc;
+        c->acc = a, c->n_img = ni;
+        if (cs->opt.progress)
+            fprintf(cs->opt.progress, "codesign: [%6.1f s] #%-3d on the front: %.2f%% on all %d images, %.3fx\n",
+                    (o2h_now_ms() - cs->t_start) / 1000.0, i, c->acc_full, cs->n_val, c->speedup);
+    }
+    for (int i = 0; i < cs->n_c; i++)
+        cs->c[i].front = cs->c[i].acc_full >= 0 && strcmp(cs->c[i].kind, "sensitivity") && !dominated(cs, i, true);
+    return 0;
+}
+
+static int choose(const Codesign *cs)
+{
+    int best = 0;
+    double base = cs->c[0].acc_full;
+    for (int i = 1; i < cs->n_c; i++) {
+        const CodesignCand *c = &cs->c[i], *b = &cs->c[best];
+        if (!c->front)
+            continue;
+        if (cs->opt.target_speedup > 0) {
+            bool ok = c->speedup >= cs->opt.target_speedup, bok = b->speedup >= cs->opt.target_speedup;
+            if ((ok && !bok) || (ok == bok && (ok ? c->acc_full > b->acc_full : c->speedup > b->speedup)))
+                best = i;
+        } else if (base - c->acc_full <= cs->opt.max_drop && c->speedup > b->speedup) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* ----------------------------------------------------------- precision */
+
+static bool quantizable(const IrLayer *L)
+{
+    return L->op == IR_OP_CONV || L->op == IR_OP_GEMM || L->op == IR_OP_MATMUL;
+}
+
+/* per layer, a wider (or other) format where it gains accuracy at no loss
+ * of planned speed; greedy over layers in order, each kept only if better */
+static int precision(Codesign *cs, IrDiag *d)
+{
+    int nl = cs->base->n_layers;
+    QuantPrec *p = malloc(sizeof *p * (size_t)(nl + 1));
+    if (!p)
+        return -1;
+    for (int l = 0; l < nl; l++)
+        p[l] = cs->opt.prec;
+    int cur = cs->chosen;
+    for (int l = 0; l < nl; l++) {
+        if (!quantizable(&cs->base->layers[l]))
+            continue;
+        for (int k = 0; k < cs->opt.n_alts; k++) {
+            QuantPrec keep = p[l];
+            p[l] = cs->opt.alts[k];
+            CodesignCand *c = new_cand(cs, "precision", cs->c[cur].ratio, p);
+            if (!c || measure(cs, cs->n_c - 1, cs->n_val, d))
+                return free(p), -1;
+            c->acc_full = c->acc;
+            const CodesignCand *b = &cs->c[cur];
+            double bacc = b->acc_full >= 0 ? b->acc_full : b->acc;
+            if (c->acc_full > bacc && c->speedup >= b->speedup * 0.999)
+                cur = cs->n_c - 1;
+            else
+                p[l] = keep;
+        }
+    }
+    cs->chosen = cur;
+    free(p);
+    return 0;
+}
+
+/* ------------------------------------------------------------- driver */
+
+static int baseline(Codesign *cs, double ratio, const char *kind, IrDiag *d)
+{
+    double *r = calloc((size_t)cs->n_groups + 1, sizeof *r);
+    for (int g = 0; r && g < cs->n_groups; g++)
+        r[g] = ratio;
+    CodesignCand *c = r ? new_cand(cs, kind, r, NULL) : NULL;
+    free(r);
+    if (!c)
+        return -1;
+    int rc = measure(cs, cs->n_c - 1, cs->opt.sensitivity || ratio > 0 ? cs->n_val : search_n(cs), d);
+    if (rc == 0 && (ratio > 0 || cs->opt.sensitivity || cs->n_val == search_n(cs)))
+        c->acc_full = c->acc;
+    return rc;
+}
+
+static int outputs(Codesign *cs, IrDiag *d)
+{
+    char p[4096];
+    const CodesignCand *c = &cs->c[cs->chosen >= 0 ? cs->chosen : 0];
+    int rc = 0;
+    if (!cs->opt.sensitivity && cs->opt.uniform <= 0) {
+        snprintf(p, sizeof p, "%s/prune.spec", cs->opt.out_dir);
+        rc |= codesign_write_prune_spec(cs, c, p);
+        snprintf(p, sizeof p, "%s/precision.spec", cs->opt.out_dir);
+        rc |= codesign_write_prec_spec(cs, c, p);
+    }
+    snprintf(p, sizeof p, "%s/codesign.json", cs->opt.out_dir);
+    rc |= codesign_write_json(cs, p);
+    snprintf(p, sizeof p, "%s/codesign.html", cs->opt.out_dir);
+    rc |= codesign_write_html(cs, p);
+    if (rc)
+        diag_error(d, cs->opt.out_dir, NULL, NULL, "cannot write the co-design outputs");
+    return rc ? -1 : 0;
+}
+
+static int search(Codesign *cs, IrDiag *d)
+{
+    if (cs->opt.uniform > 0)
+        return baseline(cs, cs->opt.uniform, "uniform", d);
+    if (sensitivity(cs, d))
+        return -1;
+    if (cs->opt.sensitivity)
+        return 0;
+    if (walk(cs, d))
+        return -1;
+    if (cs->c[0].acc_full < 0) {
+        CodesignCand *b = &cs->c[0];
+        double sp = b->speedup;
+        if (codesign_eval(cs, b, cs->n_val, d))
+            return -1;
+        b->acc_full = b->acc;
+        b->speedup = sp;
+    }
+    if (front(cs, d))
+        return -1;
+    cs->chosen = choose(cs);
+    return cs->opt.n_alts > 0 ? precision(cs, d) : 0;
+}
+
+int codesign_run(Codesign *cs, const CodesignOptions *o, IrDiag *d)
+{
+    memset(cs, 0, sizeof *cs);
+    cs->opt = *o;
+    cs->chosen = -1;
+    cs->t_start = o2h_now_ms();
+    if (load_base(cs, d) || load_val(cs, d))
+        return -1;
+    if (cs->opt.progress)
+        fprintf(cs->opt.progress, "codesign: %s, %d prune groups, %d validation images (%d while searching)\n",
+                cs->opt.model, cs->n_groups, cs->n_val, search_n(cs));
+    if (baseline(cs, 0, "baseline", d) || search(cs, d))
+        return -1;
+    return outputs(cs, d);
+}
+
+void codesign_free(Codesign *cs)
+{
+    for (int i = 0; i < cs->n_c; i++) {
+        free(cs->c[i].ratio);
+        free(cs->c[i].prec);
+    }
+    free(cs->c);
+    free(cs->groups);
+    free(cs->group_name);
+    free(cs->vx);
+    free(cs->vy);
+    ir_graph_free(cs->base);
+}
