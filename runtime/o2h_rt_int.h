@@ -39,36 +39,10 @@ extern "C" {
 
 #define O2H_RQ_MAX_SHIFT 63
 
-/* floor(v / 2^sh) for any int64 v and sh in [0, 63]: an arithmetic right
- * shift written in unsigned arithmetic (offset by 2^63, which 2^sh
- * divides), so it neither depends on how a compiler shifts negative
- * numbers nor branches (it vectorizes). */
-static inline int64_t o2h_floor_shift(int64_t v, int sh)
-{
-    const uint64_t off = (uint64_t)1 << 63;
-    if (sh == 0)
-        return v;
-    return (int64_t)(((uint64_t)v + off) >> sh) - (int64_t)(off >> sh);
-}
-
-/* rq for |v| < 2^31 (the int8 path: int32 accumulators and the element-wise
- * differences). Exact: |v*M| < 2^62, and adding 2^62 at most stays below 2^63. */
-static inline int64_t o2h_rq32(int64_t v, int32_t m, int sh)
-{
-    int64_t p = v * (int64_t)m;
-    if (sh == 0)
-        return p;
-    return o2h_floor_shift(p + ((int64_t)1 << (sh - 1)), sh);
-}
-
-/* rq for any int64 v (the wide path), exact through a 96-bit product. The
- * result saturates at +-2^62, far outside any storage range. */
-int64_t o2h_rq64(int64_t v, int32_t m, int sh);
-
-static inline int32_t o2h_clamp32(int64_t v, int32_t lo, int32_t hi)
-{
-    return v < lo ? lo : v > hi ? hi : (int32_t)v;
-}
+/* o2h_floor_shift, o2h_rq32, o2h_rq64, o2h_clamp32 and the scalar rules of
+ * every element-wise op live in o2h_int_contract.h, the one header shared
+ * with the HLS engines. */
+#include "o2h_int_contract.h"
 
 /* Requantization parameters of one output tensor. mult/shift hold n
  * entries: n == 1 for the whole tensor, else one per output channel. */

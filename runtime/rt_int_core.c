@@ -1,40 +1,14 @@
-/* rt_int_core.c - the integer path's arithmetic core: the exact wide
- * requantization, the float boundaries, and the element-wise kernels
- * (rescale, lookup table, add, mul, concat).
+/* rt_int_core.c - the integer path's float boundaries and element-wise
+ * kernels (rescale, lookup table, add, mul, concat).
  *
  * Why here: these are the operations whose rounding the numerics contract
- * pins down (docs/numerics.md); keeping them in one small file makes the
- * rules easy to audit against the document and the HLS engines. */
+ * pins down (docs/numerics.md); their scalar rules are the inline functions
+ * of o2h_int_contract.h, shared with the HLS engines, so this file only
+ * walks the tensors. */
 #include "o2h_rt_int.h"
 
 #include <math.h>
 #include <string.h>
-
-/* ------------------------------------------------ wide requantization */
-
-/* v * m + 2^(sh-1) as a 96-bit value hi * 2^32 + lo (lo in [0, 2^32)),
- * then floor division by 2^sh. |v| < 2^63, m < 2^31. */
-int64_t o2h_rq64(int64_t v, int32_t m, int sh)
-{
-    const int64_t cap = (int64_t)1 << 62;
-    int64_t vh = o2h_floor_shift(v, 32);                 /* |vh| < 2^31 */
-    uint64_t vl = (uint64_t)(v - vh * ((int64_t)1 << 32)); /* [0, 2^32) */
-    int64_t ph = vh * (int64_t)m;                        /* |ph| < 2^62 */
-    uint64_t pl = vl * (uint64_t)m;                      /* < 2^63 */
-    if (sh > 0)
-        pl += (uint64_t)1 << (sh - 1);                   /* < 2^63 + 2^62 */
-    int64_t hi = ph + (int64_t)(pl >> 32);
-    uint64_t lo = pl & 0xffffffffu;
-    if (sh >= 32)
-        return o2h_floor_shift(hi, sh - 32);
-    /* result = hi * 2^(32-sh) + lo / 2^sh; saturate when hi is too large */
-    int up = 32 - sh;
-    if (hi >= (cap >> up))
-        return cap;
-    if (hi < -(cap >> up))
-        return -cap;
-    return hi * ((int64_t)1 << up) + (int64_t)(lo >> sh);
-}
 
 /* ------------------------------------------------ float boundaries */
 
@@ -91,7 +65,7 @@ void o2h_rescale_s8(const int8_t *x, int8_t *y, size_t n, int32_t x_zero, const 
     int32_t m = rq->mult[0], z = rq->zero, lo = rq->lo, hi = rq->hi;
     int sh = rq->shift[0];
     for (size_t i = 0; i < n; i++)
-        y[i] = (int8_t)o2h_clamp32(z + o2h_rq32(x[i] - x_zero, m, sh), lo, hi);
+        y[i] = (int8_t)o2h_q_rescale(x[i], x_zero, m, sh, z, lo, hi);
 }
 
 void o2h_rescale_s16(const int16_t *x, int16_t *y, size_t n, int32_t x_zero, const O2hRequant *rq)
@@ -99,35 +73,29 @@ void o2h_rescale_s16(const int16_t *x, int16_t *y, size_t n, int32_t x_zero, con
     int32_t m = rq->mult[0], z = rq->zero, lo = rq->lo, hi = rq->hi;
     int sh = rq->shift[0];
     for (size_t i = 0; i < n; i++)
-        y[i] = (int16_t)o2h_clamp32(z + o2h_rq32(x[i] - x_zero, m, sh), lo, hi);
+        y[i] = (int16_t)o2h_q_rescale(x[i], x_zero, m, sh, z, lo, hi);
 }
 
 void o2h_lut_s8(const int8_t *x, int8_t *y, size_t n, const int8_t *table)
 {
     for (size_t i = 0; i < n; i++)
-        y[i] = table[x[i] + 128];
+        y[i] = (int8_t)o2h_q_lut(x[i], table);
 }
 
-/* One rounding of the weighted sum (see O2hEltQ); exact in int64 since
- * |d| < 2^17 and |m| < 2^31. */
+/* The contract's scalar rules (o2h_int_contract.h) over O2hEltQ. */
 static inline int32_t o2h_add_one(const O2hEltQ *q, int32_t a, int32_t b)
 {
-    int64_t s = (int64_t)(a - q->a_zero) * q->ma + (int64_t)(b - q->b_zero) * q->mb;
-    if (q->shift > 0)
-        s = o2h_floor_shift(s + ((int64_t)1 << (q->shift - 1)), q->shift);
-    return o2h_clamp32(q->zero + s, q->lo, q->hi);
+    return o2h_q_add(a, q->a_zero, q->ma, b, q->b_zero, q->mb, q->shift, q->zero, q->lo, q->hi);
 }
 
 static inline int32_t o2h_mul_one8(const O2hEltQ *q, int32_t a, int32_t b)
 {
-    int64_t p = (int64_t)(a - q->a_zero) * (b - q->b_zero);  /* |p| < 2^16 */
-    return o2h_clamp32(q->zero + o2h_rq32(p, q->ma, q->shift), q->lo, q->hi);
+    return o2h_q_mul8(a, q->a_zero, b, q->b_zero, q->ma, q->shift, q->zero, q->lo, q->hi);
 }
 
 static inline int32_t o2h_mul_one16(const O2hEltQ *q, int32_t a, int32_t b)
 {
-    int64_t p = (int64_t)(a - q->a_zero) * (b - q->b_zero);  /* |p| < 2^34 */
-    return o2h_clamp32(q->zero + o2h_rq64(p, q->ma, q->shift), q->lo, q->hi);
+    return o2h_q_mul16(a, q->a_zero, b, q->b_zero, q->ma, q->shift, q->zero, q->lo, q->hi);
 }
 
 /* Broadcast walk: calls row(a + ia, sa, b + ib, sb, y + iy, n) for each
