@@ -29,12 +29,13 @@
 
 static void compile_usage(FILE *f)
 {
-    fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host,report,qdq] [--input-shape NAME=1,3,224,224]...\n"
+    fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host,report,qdq,onnx] [--input-shape NAME=1,3,224,224]...\n"
                "                        [--embed-weights] [--quiet] [plan options] [pass options]\n"
                "  -o OUT           output folder; the host program goes to OUT/host\n"
                "  --emit LIST      what to generate, comma separated (default host,report):\n"
                "                   host (OUT/host), report (OUT/plan.json and OUT/report.html:\n"
-               "                   the hybrid plan for --target), qdq (OUT/model.qdq.onnx)\n"
+               "                   the hybrid plan for --target), qdq (OUT/model.qdq.onnx),\n"
+               "                   onnx (OUT/model.onnx: the pruned float model, same names)\n"
                "  --input-shape    bind the dims of a graph input (needed for dynamic dims)\n"
                "  --embed-weights  weights as const C arrays (weights.c) instead of weights.bin,\n"
                "                   for targets without a file system\n"
@@ -127,6 +128,7 @@ typedef struct {
     FeOptions fe;
     PassOptions passes;
     bool qdq;                /* --emit qdq */
+    bool onnx;               /* --emit onnx: the pruned float model */
     bool report;             /* --emit report: plan.json and report.html */
     bool report_asked;       /* named in --emit or plan options given: a plan failure is an error */
     CliPlanArgs plan;        /* --target, --pe-budget, ... */
@@ -143,16 +145,18 @@ static int parse_emit(CompileArgs *a, const char *list)
             a->host = true;
         } else if (n == 3 && !strncmp(p, "qdq", 3)) {
             a->qdq = true;
+        } else if (n == 4 && !strncmp(p, "onnx", 4)) {
+            a->onnx = true;
         } else if (n == 6 && !strncmp(p, "report", 6)) {
             a->report = a->report_asked = true;
         } else if (n) {
-            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host, report, qdq)\n",
+            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host, report, qdq, onnx)\n",
                     (int)n, p);
             return -1;
         }
         p = e ? e + 1 : p + n;
     }
-    if (!a->host && !a->qdq && !a->report) {
+    if (!a->host && !a->qdq && !a->report && !a->onnx) {
         fprintf(stderr, "onnx2hls compile: --emit names nothing to generate\n");
         return -1;
     }
@@ -282,12 +286,28 @@ static int emit_report(CompileArgs *a, const IrGraph *g, const char *tmp, IrDiag
     return rc;
 }
 
+/* OUT/model.onnx: the graph after the passes but before quantization */
+static int emit_onnx(CompileArgs *a, const char *tmp, IrDiag *d)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/model.onnx", tmp);
+    PassOptions po = a->passes;
+    po.quant = NULL;
+    po.log = NULL;
+    IrGraph *g = cg_lower_model(a->model, &a->fe, &po, d);
+    int rc = g ? cg_onnx_export(g, path, d) : -1;
+    ir_graph_free(g);
+    return rc;
+}
+
 static int emit_all(CompileArgs *a, IrGraph *g, const char *tmp, CgHostReport *rep, IrDiag *d)
 {
     char path[PATH_MAX], host[PATH_MAX + 32];
     const char *abs = realpath(a->model, path) ? path : a->model;
     snprintf(host, sizeof host, "%s/model.qdq.onnx", tmp);
     if (a->qdq && cg_qdq_export(g, host, d))
+        return -1;
+    if (a->onnx && emit_onnx(a, tmp, d))
         return -1;
     snprintf(host, sizeof host, "%s/host", tmp);
     CgHostOptions ho = {abs, a->embed, NULL};
@@ -325,7 +345,7 @@ int cmd_compile(int argc, char **argv)
     made_tmp = rc == 0;
     if (rc == 0 && emit_all(&a, g, tmp, &rep, &d))
         rc = 2;
-    const char *parts[4];
+    const char *parts[5];
     int n_parts = 0;
     if (a.report) {
         parts[n_parts++] = "plan.json";
@@ -335,6 +355,8 @@ int cmd_compile(int argc, char **argv)
         parts[n_parts++] = "host";
     if (a.qdq)
         parts[n_parts++] = "model.qdq.onnx";
+    if (a.onnx)
+        parts[n_parts++] = "model.onnx";
     if (rc == 0 && install(tmp, a.out, parts, n_parts)) {
         fprintf(stderr, "onnx2hls compile: cannot move the result to %s: %s\n", a.out, strerror(errno));
         rc = 2;
@@ -344,6 +366,8 @@ int cmd_compile(int argc, char **argv)
     diag_print(&d, stderr);
     if (rc == 0 && !a.quiet && a.qdq)
         printf("onnx2hls: wrote %s/model.qdq.onnx (QDQ, opset 13)\n", a.out);
+    if (rc == 0 && !a.quiet && a.onnx)
+        printf("onnx2hls: wrote %s/model.onnx (float, opset 13)\n", a.out);
     if (rc == 0 && !a.quiet && a.report)
         printf("onnx2hls: wrote %s/plan.json and %s/report.html (%s)\n", a.out, a.out,
                a.plan.device_file ? a.plan.device_file : a.plan.target ? a.plan.target : "zcu102");

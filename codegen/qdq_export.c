@@ -38,6 +38,7 @@ typedef struct {
     char *init_done;         /* [tensor] constant written */
     int n_tmp;
     int errors;
+    const char *next_name;   /* name of the next node (a layer's own op), else Op_N */
 } Qx;
 
 /* ------------------------------------------------------- messages */
@@ -64,7 +65,8 @@ static Onnx__NodeProto *node(Qx *x, const char *op, int n_in, const char *const 
     Onnx__NodeProto *n = ir_alloc(x->g, sizeof *n);
     onnx__node_proto__init(n);
     n->op_type = str(x, op);
-    n->name = ir_sprintf(x->g, "%s_%zu", op, x->n_nodes);
+    n->name = x->next_name ? str(x, x->next_name) : ir_sprintf(x->g, "%s_%zu", op, x->n_nodes);
+    x->next_name = NULL;
     n->domain = str(x, "");
     n->n_input = (size_t)n_in;
     n->input = ir_alloc(x->g, sizeof(char *) * (size_t)(n_in > 0 ? n_in : 1));
@@ -508,8 +510,10 @@ static int export_layer(Qx *x, int l)
         node(x, "DequantizeLinear", 3, (const char *[]){T(x, L->in[0])->name, s, z}, T(x, y)->name);
         return 0;
     }
-    if (!is_int(x, y))
+    if (!is_int(x, y)) {
+        x->next_name = L->name;  /* a float layer's op keeps its ONNX node name */
         return layer_nodes(x, l, T(x, y)->name);
+    }
     const char *f = ir_sprintf(x->g, "%s__f", T(x, y)->name), *s, *z;
     if (layer_nodes(x, l, f))
         return -1;
@@ -550,11 +554,11 @@ static Onnx__ValueInfoProto *value_info(Qx *x, int t)
     return v;
 }
 
-static int write_model(Qx *x, const char *path)
+static int write_model(Qx *x, const char *path, const char *kind)
 {
     IrGraph *g = x->g;
     Onnx__GraphProto gp = ONNX__GRAPH_PROTO__INIT;
-    gp.name = str(x, "onnx2hls_qdq");
+    gp.name = ir_sprintf(x->g, "onnx2hls_%s", kind);
     gp.n_node = x->n_nodes;
     gp.node = x->nodes;
     gp.n_initializer = x->n_inits;
@@ -577,7 +581,7 @@ static int write_model(Qx *x, const char *path)
     m.n_opset_import = 1;
     m.opset_import = ops;
     m.producer_name = str(x, "onnx2hls");
-    m.producer_version = str(x, "qdq");
+    m.producer_version = str(x, kind);
     m.graph = &gp;
     size_t n = onnx__model_proto__get_packed_size(&m);
     uint8_t *buf = ir_alloc(g, n ? n : 1);
@@ -586,13 +590,13 @@ static int write_model(Qx *x, const char *path)
     if (!f || fwrite(buf, 1, n, f) != n || fclose(f)) {
         if (f)
             fclose(f);
-        diag_error(x->d, path, NULL, NULL, "cannot write the QDQ model: %s", strerror(errno));
+        diag_error(x->d, path, NULL, NULL, "cannot write the %s model: %s", kind, strerror(errno));
         return -1;
     }
     return 0;
 }
 
-int cg_qdq_export(IrGraph *g, const char *path, IrDiag *d)
+static int export_graph(IrGraph *g, const char *path, const char *kind, IrDiag *d)
 {
     Qx x;
     memset(&x, 0, sizeof x);
@@ -606,5 +610,21 @@ int cg_qdq_export(IrGraph *g, const char *path, IrDiag *d)
             export_layer(&x, l);
     if (x.errors)
         return -1;
-    return write_model(&x, path);
+    return write_model(&x, path, kind);
+}
+
+int cg_qdq_export(IrGraph *g, const char *path, IrDiag *d)
+{
+    return export_graph(g, path, "qdq", d);
+}
+
+int cg_onnx_export(IrGraph *g, const char *path, IrDiag *d)
+{
+    for (int l = 0; l < g->n_layers; l++)
+        if (!g->layers[l].dead && pass_quant_is_int_layer(g, l)) {
+            diag_error(d, g->path, g->layers[l].name, ir_op_name(g->layers[l].op),
+                       "the float ONNX export takes the graph before quantization");
+            return -1;
+        }
+    return export_graph(g, path, "float", d);
 }

@@ -15,4 +15,11 @@
  * with errors on d naming the layer that cannot be exported. */
 int cg_qdq_export(IrGraph *g, const char *path, IrDiag *d);
 
+/* Write the float graph g (after pruning, before quantization) as ONNX
+ * opset 13: each layer's op keeps its ONNX node name and every tensor its
+ * name, fused epilogues are written back as Add / activation nodes. For
+ * fine-tuning a pruned model elsewhere and compiling it again (QDQ import
+ * brings its quantization back). 0 ok, -1 with errors on d. */
+int cg_onnx_export(IrGraph *g, const char *path, IrDiag *d);
+
 #endif
