@@ -40,7 +40,10 @@ void *ir_alloc(IrGraph *g, size_t n)
     n = (n + 63) & ~(size_t)63;
     if (!a->head || a->head->size - a->head->used < n) {
         size_t sz = n > (1u << 20) ? n : (1u << 20);
-        Chunk *c = xmalloc(sizeof(Chunk) + sz);
+        /* malloc only promises 16-byte alignment; mem[] must start on 64 */
+        Chunk *c = aligned_alloc(64, (sizeof(Chunk) + sz + 63) & ~(size_t)63);
+        if (!c)
+            xmalloc(SIZE_MAX); /* reports and aborts */
         c->used = 0;
         c->size = sz;
         /* a big one-off block goes behind the current chunk so the rest of
