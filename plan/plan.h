@@ -35,6 +35,7 @@
 #include <stdio.h>
 
 #include "ir/ir.h"
+#include "loopnest.h"
 
 /* ------------------------------------------------------------ devices */
 
@@ -146,6 +147,11 @@ typedef struct {
     int64_t busy;          /* cycles per frame it computes */
     /* compile-time maxima over the units it serves (SEML runtime params stay below) */
     int64_t max_a, max_b, max_p, max_k, max_hw, max_c;
+    /* SEML: bytes per half of the double-buffered input / output band
+     * buffers, and the AXI beat (bytes) of its ports (plan/loopnest.h,
+     * PlanSemlEngine); 0 when not chosen */
+    int64_t ibuf, obuf;
+    int beat;
 } PlanEngine;
 
 typedef struct {
@@ -156,6 +162,7 @@ typedef struct {
     int64_t cycles;        /* max(compute, mem) (+ per-layer setup for SEML) */
     int64_t dram_bytes;    /* per frame */
     bool in_on_chip, out_on_chip;
+    int64_t band_rows;     /* SEML: output rows per band (plan_ln_band_rows), 0 when not chosen */
 } PlanUnitMap;
 
 typedef struct {

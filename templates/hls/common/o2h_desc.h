@@ -81,7 +81,10 @@
 #define O2H_D_LUT 60
 #define O2H_D_IN_BYTES 61    /* bytes of the input tensor (bounds of reads) */
 #define O2H_D_RQ_N 62        /* requantization entries (avg pools: by tap count) */
-#define O2H_D_COUNT 63
+/* operands in the SESL->SEML boundary area (bit 1: IN, 2: IN2): the
+ * dispatcher adds the frame's ping-pong offset */
+#define O2H_D_BND 63
+#define O2H_D_COUNT 64
 
 /* operations */
 #define O2H_OP_CONV 1        /* seml_conv: standard, grouped, pointwise conv, FC */
