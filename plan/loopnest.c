@@ -4,6 +4,7 @@
  * counters (cycles.json) check that they still agree. */
 #include "loopnest.h"
 
+#include "templates/hls/common/o2h_desc.h"
 #include "templates/hls/common/o2h_timing.h"
 
 static int64_t cdiv(int64_t a, int64_t b)
@@ -153,7 +154,8 @@ static int64_t load_band(const PlanSemlLayer *l, const PlanSemlEngine *e, int64_
                (l->add ? plan_ln_burst((o1 - o0) * g->wo * g->f, e->beat) : 0);
     case PLAN_SEML_DW:
     case PLAN_SEML_POOL:
-        return plan_ln_burst(in_rows(g, o0, o1) * g->w * g->c, e->beat);
+        return plan_ln_burst(in_rows(g, o0, o1) * g->w * g->c, e->beat) +
+               (l->add ? plan_ln_burst((o1 - o0) * g->wo * g->f, e->beat) : 0);
     case PLAN_SEML_GPOOL:
         return plan_ln_burst((o1 - o0) * g->w * g->c, e->beat);
     default:
@@ -216,7 +218,7 @@ static int64_t prologue(const PlanSemlLayer *l, const PlanSemlEngine *e)
     case PLAN_SEML_POOL:
     case PLAN_SEML_GPOOL: {
         int64_t n = plan_ln_record_bytes(l);
-        return n > 0 ? plan_ln_burst(n, e->beat) : 0;
+        return (n > 0 ? plan_ln_burst(n, e->beat) : 0) + (l->lut ? plan_ln_burst(256, e->beat) : 0);
     }
     default:
         return (l->lut ? plan_ln_burst(256, e->beat) : 0) + (l->bvec ? plan_ln_burst(g->c, e->beat) : 0);

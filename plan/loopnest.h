@@ -64,8 +64,8 @@ typedef struct {
     PlanSemlOp op;
     PlanGeom g;
     bool avg;             /* pools: average (constants per tap count) */
-    bool add;             /* conv: fused residual Add (skip band loaded with the input) */
-    bool lut;             /* conv / element-wise: a table */
+    bool add;             /* conv, depthwise: fused residual Add (skip band loaded with the input) */
+    bool lut;             /* conv, depthwise, element-wise: a table */
     bool binary;          /* element-wise: a second map operand */
     bool bvec;            /* element-wise: the second operand is a per-channel vector */
     bool in_dense, in2_dense, out_dense;  /* element-wise: operands not channel slices */

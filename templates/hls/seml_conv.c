@@ -23,10 +23,6 @@
  */
 #include <stdint.h>
 
-#include "o2h_desc.h"
-#include "o2h_int_contract.h"
-#include "o2h_timing.h"
-
 /* ---- parameters (values set per instance by the specializer) ---- */
 #define O2H_P_PA 4          /* unroll: filters */
 #define O2H_P_PB 8          /* unroll: reduction terms */
@@ -40,7 +36,9 @@
 
 /* bytes of the longest tile record, a whole number of beats (plan_ln_tile_bytes) */
 #define TREC ((O2H_P_PA * O2H_P_MAX_B + 9 * O2H_P_PA + O2H_P_BEAT - 1) / O2H_P_BEAT * O2H_P_BEAT)
-#define BUF_MAX (O2H_P_IBUF > TREC ? O2H_P_IBUF : TREC)
+#define O2H_BURST_MAX ((O2H_P_IBUF > TREC ? O2H_P_IBUF : TREC) / O2H_P_BEAT)
+
+#include "o2h_seml.h"
 
 /* cycles counted in C simulation, per layer */
 int64_t conv_layer_cycles;
@@ -78,22 +76,6 @@ static void in_rows(const Geom *q, int o0, int o1, int *r0, int *r1)
     *r1 = b > q->h ? q->h : b;
 }
 
-/* burst n bytes from src to dst: one beat per cycle */
-static int64_t burst(int8_t *dst, const int8_t *src, int n)
-{
-    int64_t cyc = 0;
-    O2H_LOOP_ENTER(cyc, O2H_DEPTH_BURST);
-    for (int i = 0; i < n; i += O2H_P_BEAT) {
-#pragma HLS PIPELINE II=1
-#pragma HLS LOOP_TRIPCOUNT max=BUF_MAX/O2H_P_BEAT
-        O2H_LOOP_ITER(cyc);
-        for (int k = 0; k < O2H_P_BEAT; k++)
-            if (i + k < n)
-                dst[i + k] = src[i + k];
-    }
-    return cyc;
-}
-
 static int64_t build_taps(const Geom *q)
 {
     int64_t cyc = 0;
@@ -119,26 +101,15 @@ static int64_t build_taps(const Geom *q)
  * bias, multiplier (int32, little-endian) and shift, unpacked as they arrive */
 static int64_t load_tile(const int32_t *d, const Geom *q, const int8_t *wimg, int t, int half)
 {
-    int64_t cyc = burst(tbuf[half], wimg + d[O2H_D_W_OFF] + (int64_t)t * d[O2H_D_W_TILE], d[O2H_D_W_TILE]);
+    int64_t cyc = o2h_burst(tbuf[half], wimg + d[O2H_D_W_OFF] + (int64_t)t * d[O2H_D_W_TILE], d[O2H_D_W_TILE], O2H_P_BEAT);
     const uint8_t *pr = (const uint8_t *)tbuf[half] + O2H_P_PA * q->b;
     for (int a = 0; a < O2H_P_PA; a++) {
         const uint8_t *e = pr + 9 * a;
-        bias_buf[half][a] = (int32_t)((uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24);
-        mult_buf[half][a] = (int32_t)((uint32_t)e[4] | (uint32_t)e[5] << 8 | (uint32_t)e[6] << 16 | (uint32_t)e[7] << 24);
+        bias_buf[half][a] = o2h_le32((const int8_t *)e);
+        mult_buf[half][a] = o2h_le32((const int8_t *)e + 4);
         shift_buf[half][a] = (int8_t)e[8];
     }
     return cyc;
-}
-
-static int8_t epilogue(const int32_t *d, int32_t acc, int a, int half, int8_t skip)
-{
-    int32_t y = o2h_q_requant(acc, mult_buf[half][a], shift_buf[half][a], d[O2H_D_ZERO], d[O2H_D_LO], d[O2H_D_HI]);
-    if (d[O2H_D_ADD])
-        y = o2h_q_add(y, d[O2H_D_ADD_ZA], d[O2H_D_ADD_MA], skip, d[O2H_D_ADD_ZB], d[O2H_D_ADD_MB], d[O2H_D_ADD_SH],
-                      d[O2H_D_ADD_ZERO], d[O2H_D_ADD_LO], d[O2H_D_ADD_HI]);
-    if (d[O2H_D_LUT])
-        y = o2h_q_lut(y, lut_buf);
-    return (int8_t)y;
 }
 
 /* input code of term t for output pixel (oh, ow) and filter f */
@@ -180,7 +151,8 @@ static int64_t compute_tile(const int32_t *d, const Geom *q, int t, int half, in
                 }
                 acc[a][pp] = sum;
                 if (r == nr - 1 && pix < npix && f < q->f)
-                    out[pix * q->f + f] = epilogue(d, sum, a, half, d[O2H_D_ADD] ? sk[pix * q->f + f] : 0);
+                    out[pix * q->f + f] = o2h_epilogue(d, sum, mult_buf[half][a], shift_buf[half][a],
+                                                       d[O2H_D_ADD] ? sk[pix * q->f + f] : 0, lut_buf);
             }
         }
         if (++r == nr) {
@@ -209,22 +181,16 @@ static int64_t load_band(const int32_t *d, const Geom *q, const int8_t *fm, int 
 {
     int o0 = b * q->rows, o1 = o0 + q->rows < q->ho ? o0 + q->rows : q->ho, r0, r1;
     in_rows(q, o0, o1, &r0, &r1);
-    int64_t cyc = burst(ibuf[b & 1], fm + d[O2H_D_IN_OFF] + (int64_t)r0 * q->w * q->c, (r1 - r0) * q->w * q->c);
+    int64_t cyc = o2h_burst(ibuf[b & 1], fm + d[O2H_D_IN_OFF] + (int64_t)r0 * q->w * q->c, (r1 - r0) * q->w * q->c, O2H_P_BEAT);
     if (d[O2H_D_ADD])
-        cyc += burst(sbuf[b & 1], fm + d[O2H_D_IN2_OFF] + (int64_t)o0 * q->wo * q->f, (o1 - o0) * q->wo * q->f);
+        cyc += o2h_burst(sbuf[b & 1], fm + d[O2H_D_IN2_OFF] + (int64_t)o0 * q->wo * q->f, (o1 - o0) * q->wo * q->f, O2H_P_BEAT);
     return cyc;
 }
 
 static int64_t store_band(const int32_t *d, const Geom *q, int8_t *fm, int b)
 {
     int o0 = b * q->rows, o1 = o0 + q->rows < q->ho ? o0 + q->rows : q->ho;
-    return burst(fm + d[O2H_D_OUT_OFF] + (int64_t)o0 * q->wo * q->f, obuf[b & 1], (o1 - o0) * q->wo * q->f);
-}
-
-static int64_t max3(int64_t a, int64_t b, int64_t c)
-{
-    int64_t m = a > b ? a : b;
-    return m > c ? m : c;
+    return o2h_burst(fm + d[O2H_D_OUT_OFF] + (int64_t)o0 * q->wo * q->f, obuf[b & 1], (o1 - o0) * q->wo * q->f, O2H_P_BEAT);
 }
 
 void conv_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const int8_t *fm_r, int8_t *fm_w)
@@ -232,7 +198,7 @@ void conv_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const int8_
     Geom q = geom(d);
     int64_t cyc = build_taps(&q);
     if (d[O2H_D_LUT])
-        cyc += burst(lut_buf, wimg + d[O2H_D_LUT_OFF], 256);
+        cyc += o2h_burst(lut_buf, wimg + d[O2H_D_LUT_OFF], 256, O2H_P_BEAT);
     cyc += load_band(d, &q, fm_r, 0);
     for (int b = 0; b < q.nbands; b++) {
         int o0 = b * q.rows, o1 = o0 + q.rows < q.ho ? o0 + q.rows : q.ho, r0, r1;
@@ -240,7 +206,7 @@ void conv_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const int8_
         int64_t next = b + 1 < q.nbands ? load_band(d, &q, fm_r, b + 1) : 0;
         int64_t comp = compute_band(d, &q, wimg, b, o0, o1, r0);
         int64_t prev = b > 0 ? store_band(d, &q, fm_w, b - 1) : 0;
-        cyc += max3(next, comp, prev);
+        cyc += o2h_max3(next, comp, prev);
     }
     cyc += store_band(d, &q, fm_w, q.nbands - 1);
     conv_layer_cycles = cyc;

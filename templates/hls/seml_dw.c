@@ -13,13 +13,11 @@
  * tile), PA channels x PB taps x PP pixels per cycle. Global pools
  * accumulate PA channels x PP pixels per cycle across all bands and write
  * one pixel at the end. Rules (pads, tap counts) are the host runtime's
- * (rt_int_conv.c, rt_int_pool.c), through runtime/o2h_int_contract.h.
+ * (rt_int_conv.c, rt_int_pool.c), through runtime/o2h_int_contract.h; a
+ * depthwise conv ends in the conv epilogue of o2h_seml.h (requantize,
+ * residual Add, table).
  */
 #include <stdint.h>
-
-#include "o2h_desc.h"
-#include "o2h_int_contract.h"
-#include "o2h_timing.h"
 
 /* ---- parameters (values set per instance by the specializer) ---- */
 #define O2H_P_PA 8          /* unroll: channels */
@@ -34,13 +32,17 @@
 /* ---- end of parameters ---- */
 
 #define LREC (O2H_P_MAX_C * O2H_P_MAX_KK + 9 * O2H_P_MAX_C)  /* longest layer record */
-#define BUF_MAX (O2H_P_IBUF > LREC ? O2H_P_IBUF : LREC)
+#define O2H_BURST_MAX ((O2H_P_IBUF > LREC ? O2H_P_IBUF : LREC) / O2H_P_BEAT)
+
+#include "o2h_seml.h"
 
 /* cycles counted in C simulation, per layer */
 int64_t dw_layer_cycles;
 
 static int8_t ibuf[2][O2H_P_IBUF];
+static int8_t sbuf[2][O2H_P_OBUF];       /* residual operand band (depthwise conv) */
 static int8_t obuf[2][O2H_P_OBUF];
+static int8_t lut_buf[256];
 static int8_t rec[LREC];
 static int32_t gacc[O2H_P_MAX_C];
 
@@ -69,37 +71,16 @@ static int max_op(int op)
     return op == O2H_OP_MAXPOOL || op == O2H_OP_GMAXPOOL;
 }
 
-static int64_t burst(int8_t *dst, const int8_t *src, int n)
-{
-    int64_t cyc = 0;
-    O2H_LOOP_ENTER(cyc, O2H_DEPTH_BURST);
-    for (int i = 0; i < n; i += O2H_P_BEAT) {
-#pragma HLS PIPELINE II=1
-#pragma HLS LOOP_TRIPCOUNT max=BUF_MAX/O2H_P_BEAT
-        O2H_LOOP_ITER(cyc);
-        for (int k = 0; k < O2H_P_BEAT; k++)
-            if (i + k < n)
-                dst[i + k] = src[i + k];
-    }
-    return cyc;
-}
-
-static int32_t le32(const int8_t *p)
-{
-    const uint8_t *u = (const uint8_t *)p;
-    return (int32_t)((uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24);
-}
-
 /* record: conv: weights [F][KK], then per channel bias, mult (int32), shift;
  * average pools: per tap count (or once, global) mult (int32), shift */
 static int32_t rec_bias(const Geom *q, int f)
 {
-    return le32(rec + q->f * q->kk + 9 * f);
+    return o2h_le32(rec + q->f * q->kk + 9 * f);
 }
 
 static int32_t rec_mult(const Geom *q, int i)
 {
-    return q->op == O2H_OP_DWCONV ? le32(rec + q->f * q->kk + 9 * i + 4) : le32(rec + 5 * i);
+    return q->op == O2H_OP_DWCONV ? o2h_le32(rec + q->f * q->kk + 9 * i + 4) : o2h_le32(rec + 5 * i);
 }
 
 static int rec_shift(const Geom *q, int i)
@@ -163,7 +144,7 @@ static int32_t lane(const int32_t *d, const Geom *q, const int8_t *in, int r0, i
 
 static int64_t compute_band(const int32_t *d, const Geom *q, int band, int o0, int o1, int r0)
 {
-    const int8_t *in = ibuf[band & 1];
+    const int8_t *in = ibuf[band & 1], *sk = sbuf[band & 1];
     int8_t *out = obuf[band & 1];
     int npix = (o1 - o0) * q->wo, nc = (q->f + O2H_P_PA - 1) / O2H_P_PA, nr = (q->kk + O2H_P_PB - 1) / O2H_P_PB;
     int32_t acc[O2H_P_PA][O2H_P_PP];
@@ -188,7 +169,7 @@ static int64_t compute_band(const int32_t *d, const Geom *q, int band, int o0, i
                 acc[a][pp] = v;
                 if (r == nr - 1)
                     out[pix * q->f + f] = q->op == O2H_OP_DWCONV
-                        ? (int8_t)o2h_q_requant(v, rec_mult(q, f), rec_shift(q, f), d[O2H_D_ZERO], d[O2H_D_LO], d[O2H_D_HI])
+                        ? o2h_epilogue(d, v, rec_mult(q, f), rec_shift(q, f), d[O2H_D_ADD] ? sk[pix * q->f + f] : 0, lut_buf)
                         : pool_out(d, q, v, oh, ow);
             }
         }
@@ -274,7 +255,10 @@ static int64_t load_band(const int32_t *d, const Geom *q, const int8_t *fm, int 
 {
     int o0, o1, r0, r1;
     band_rows(q, b, &o0, &o1, &r0, &r1);
-    return burst(ibuf[b & 1], fm + d[O2H_D_IN_OFF] + (int64_t)r0 * q->w * q->c, (r1 - r0) * q->w * q->c);
+    int64_t cyc = o2h_burst(ibuf[b & 1], fm + d[O2H_D_IN_OFF] + (int64_t)r0 * q->w * q->c, (r1 - r0) * q->w * q->c, O2H_P_BEAT);
+    if (d[O2H_D_ADD])
+        cyc += o2h_burst(sbuf[b & 1], fm + d[O2H_D_IN2_OFF] + (int64_t)o0 * q->wo * q->f, (o1 - o0) * q->wo * q->f, O2H_P_BEAT);
+    return cyc;
 }
 
 static int64_t store_band(const int32_t *d, const Geom *q, int8_t *fm, int b)
@@ -282,21 +266,15 @@ static int64_t store_band(const int32_t *d, const Geom *q, int8_t *fm, int b)
     int o0, o1, r0, r1;
     band_rows(q, b, &o0, &o1, &r0, &r1);
     if (global_op(q->op))
-        return burst(fm + d[O2H_D_OUT_OFF], obuf[0], q->c);
-    return burst(fm + d[O2H_D_OUT_OFF] + (int64_t)o0 * q->wo * q->f, obuf[b & 1], (o1 - o0) * q->wo * q->f);
-}
-
-static int64_t max3(int64_t a, int64_t b, int64_t c)
-{
-    int64_t m = a > b ? a : b;
-    return m > c ? m : c;
+        return o2h_burst(fm + d[O2H_D_OUT_OFF], obuf[0], q->c, O2H_P_BEAT);
+    return o2h_burst(fm + d[O2H_D_OUT_OFF] + (int64_t)o0 * q->wo * q->f, obuf[b & 1], (o1 - o0) * q->wo * q->f, O2H_P_BEAT);
 }
 
 static int64_t layer_record(const int32_t *d, const Geom *q, const int8_t *wimg)
 {
     int n = q->op == O2H_OP_DWCONV ? q->f * q->kk + 9 * q->f
           : q->op == O2H_OP_AVGPOOL || q->op == O2H_OP_GAVGPOOL ? 5 * d[O2H_D_RQ_N] : 0;
-    return n > 0 ? burst(rec, wimg + d[O2H_D_W_OFF], n) : 0;
+    return n > 0 ? o2h_burst(rec, wimg + d[O2H_D_W_OFF], n, O2H_P_BEAT) : 0;
 }
 
 void dw_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const int8_t *fm_r, int8_t *fm_w)
@@ -305,14 +283,17 @@ void dw_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const int8_t 
     int global = global_op(q.op);
     for (int i = 0; global && i < q.c; i++)
         gacc[i] = max_op(q.op) ? -128 : 0;
-    int64_t cyc = layer_record(d, &q, wimg) + load_band(d, &q, fm_r, 0);
+    int64_t cyc = layer_record(d, &q, wimg);
+    if (q.op == O2H_OP_DWCONV && d[O2H_D_LUT])
+        cyc += o2h_burst(lut_buf, wimg + d[O2H_D_LUT_OFF], 256, O2H_P_BEAT);
+    cyc += load_band(d, &q, fm_r, 0);
     for (int b = 0; b < q.nbands; b++) {
         int o0, o1, r0, r1;
         band_rows(&q, b, &o0, &o1, &r0, &r1);
         int64_t next = b + 1 < q.nbands ? load_band(d, &q, fm_r, b + 1) : 0;
         int64_t comp = global ? accumulate_band(d, &q, b, (r1 - r0) * q.w) : compute_band(d, &q, b, o0, o1, r0);
         int64_t prev = b > 0 && !global ? store_band(d, &q, fm_w, b - 1) : 0;
-        cyc += max3(next, comp, prev);
+        cyc += o2h_max3(next, comp, prev);
     }
     if (global)
         cyc += global_out(d, &q);

@@ -16,10 +16,6 @@
  */
 #include <stdint.h>
 
-#include "o2h_desc.h"
-#include "o2h_int_contract.h"
-#include "o2h_timing.h"
-
 /* ---- parameters (values set per instance by the specializer) ---- */
 #define O2H_P_PA 16         /* unroll: channels */
 #define O2H_P_PP 1          /* unroll: pixels */
@@ -28,6 +24,10 @@
 #define O2H_P_BEAT 16       /* bytes per AXI beat */
 #define O2H_P_MAX_IT 4096   /* most iterations of one compute loop over the layers served */
 /* ---- end of parameters ---- */
+
+#define O2H_BURST_MAX (O2H_P_BUF / O2H_P_BEAT)
+
+#include "o2h_seml.h"
 
 /* cycles counted in C simulation, per layer */
 int64_t eltwise_layer_cycles;
@@ -64,7 +64,7 @@ static int64_t move(int8_t *dst, int dps, const int8_t *src, int sps, int n, int
     O2H_LOOP_ENTER(cyc, O2H_DEPTH_BURST);
     for (int it = 0; it < n * nb; it++) {
 #pragma HLS PIPELINE II=1
-#pragma HLS LOOP_TRIPCOUNT max=O2H_P_BUF/O2H_P_BEAT
+#pragma HLS LOOP_TRIPCOUNT max=O2H_BURST_MAX
         O2H_LOOP_ITER(cyc);
         for (int k = 0; k < O2H_P_BEAT; k++) {
             int i = b * O2H_P_BEAT + k;
@@ -150,12 +150,6 @@ static int64_t store_band(const int32_t *d, const Geom *q, int8_t *fm, int b)
                 d[O2H_D_OUT_PSTRIDE], obuf[b & 1], q->c, n, q->c);
 }
 
-static int64_t max3(int64_t a, int64_t b, int64_t c)
-{
-    int64_t m = a > b ? a : b;
-    return m > c ? m : c;
-}
-
 void eltwise_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const int8_t *fm_r, int8_t *fm_w)
 {
     Geom q = geom(d);
@@ -170,7 +164,7 @@ void eltwise_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const in
         int64_t next = b + 1 < q.nbands ? load_band(d, &q, fm_r, b + 1) : 0;
         int64_t comp = compute_band(d, &q, b, n);
         int64_t prev = b > 0 ? store_band(d, &q, fm_w, b - 1) : 0;
-        cyc += max3(next, comp, prev);
+        cyc += o2h_max3(next, comp, prev);
     }
     cyc += store_band(d, &q, fm_w, q.nbands - 1);
     eltwise_layer_cycles = cyc;

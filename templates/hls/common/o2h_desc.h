@@ -12,6 +12,9 @@
 #ifndef O2H_DESC_H
 #define O2H_DESC_H
 
+/* int32 words per descriptor */
+#define O2H_DESC_WORDS 64
+
 #define O2H_D_ENGINE 0      /* engine index in the dispatcher */
 #define O2H_D_OP 1          /* operation (O2H_OP_*) */
 #define O2H_D_UNIT 2        /* the plan's unit index, for the cycle records */

@@ -37,8 +37,6 @@
 #define O2H_AXI_LATENCY 40
 /* burst copy loops (AXI <-> on-chip): the port's latency, then a copy */
 #define O2H_DEPTH_BURST (O2H_AXI_LATENCY + O2H_DEPTH_COPY)
-/* descriptor words per SEML layer (int32) */
-#define O2H_DESC_WORDS 64
 
 /* ceil(log2(x)) for 1 <= x <= 2^20 as a constant expression */
 #define O2H_CLOG2(x)                                                                              \
