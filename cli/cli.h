@@ -1,7 +1,7 @@
 /* cli.h - subcommands of the onnx2hls driver, one file each (cli/cmd_*.c),
  * and the option helpers they share (cli/args.c). Each command takes argv
  * with argv[0] = the command name and returns the exit code:
- * 0 ok, 1 verification failed, 2 bad input or usage. */
+ * 0 ok, 1 verification failed or lint findings, 2 bad input or usage. */
 #ifndef ONNX2HLS_CLI_H
 #define ONNX2HLS_CLI_H
 
@@ -16,6 +16,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_codesign(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
 
 /* --input-shape NAME=d0,d1,... appended to opt; -1 (message printed) if bad */
 int cli_add_input_shape(FeOptions *opt, const char *spec);

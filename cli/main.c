@@ -1,6 +1,6 @@
 /* main.c - the onnx2hls command-line driver: parses the subcommand and hands
- * over to cli/cmd_<name>.c. Exit codes: 0 ok, 1 verification failed, 2 bad
- * input or usage. */
+ * over to cli/cmd_<name>.c. Exit codes: 0 ok, 1 verification failed or lint
+ * findings, 2 bad input or usage. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -17,6 +17,7 @@ static const struct {
     {"compile", cmd_compile, "generate the host C program of a model (OUT/host)"},
     {"verify", cmd_verify, "build and run OUT/host, compare with a reference or ONNX Runtime"},
     {"codesign", cmd_codesign, "per-layer pruning and precision searched against the plan and the accuracy"},
+    {"lint", cmd_lint, "check HLS C against what Vitis HLS synthesizes (FILE.c or DIR)"},
 };
 
 static void usage(FILE *f)
@@ -25,7 +26,7 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n`onnx2hls COMMAND --help` for a command's options; --version for the version.\n"
-               "Exit codes: 0 ok, 1 verification failed, 2 bad input or usage.\n");
+               "Exit codes: 0 ok, 1 verification failed or lint findings, 2 bad input or usage.\n");
 }
 
 int main(int argc, char **argv)

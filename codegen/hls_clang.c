@@ -144,13 +144,17 @@ int hc_tokens(CXTranslationUnit tu, CXFile file, HcTokens *t)
         return -1;
     CXSourceRange all = clang_getRange(clang_getLocationForOffset(tu, file, 0),
                                        clang_getLocationForOffset(tu, file, (unsigned)t->len));
-    clang_tokenize(tu, all, &t->tok, &t->n);
-    t->off = xrealloc(NULL, (size_t)t->n * sizeof *t->off);
-    t->end = xrealloc(NULL, (size_t)t->n * sizeof *t->end);
-    for (unsigned i = 0; i < t->n; i++) {
-        CXSourceRange r = clang_getTokenExtent(tu, t->tok[i]);
-        t->off[i] = hc_offset(clang_getRangeStart(r));
-        t->end[i] = hc_offset(clang_getRangeEnd(r));
+    clang_tokenize(tu, all, &t->raw, &t->n_raw);
+    t->tok = xrealloc(NULL, (size_t)t->n_raw * sizeof *t->tok);
+    t->off = xrealloc(NULL, (size_t)t->n_raw * sizeof *t->off);
+    t->end = xrealloc(NULL, (size_t)t->n_raw * sizeof *t->end);
+    for (unsigned i = 0; i < t->n_raw; i++) {
+        if (clang_getTokenKind(t->raw[i]) == CXToken_Comment)
+            continue;
+        CXSourceRange r = clang_getTokenExtent(tu, t->raw[i]);
+        t->tok[t->n] = t->raw[i];
+        t->off[t->n] = hc_offset(clang_getRangeStart(r));
+        t->end[t->n++] = hc_offset(clang_getRangeEnd(r));
     }
     skipped_ranges(t);
     return 0;
@@ -158,8 +162,9 @@ int hc_tokens(CXTranslationUnit tu, CXFile file, HcTokens *t)
 
 void hc_tokens_free(HcTokens *t)
 {
-    if (t->tok)
-        clang_disposeTokens(t->tu, t->tok, t->n);
+    if (t->raw)
+        clang_disposeTokens(t->tu, t->raw, t->n_raw);
+    free(t->tok);
     free(t->off);
     free(t->end);
     free(t->skip);

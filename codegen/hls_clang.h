@@ -46,14 +46,16 @@ char *hc_str(CXString s);
 unsigned hc_offset(CXSourceLocation l);
 void hc_line_col(CXSourceLocation l, unsigned *line, unsigned *col);
 
-/* All tokens of one file of a translation unit, with their byte extents and
- * the file's bytes (owned by the translation unit). */
+/* All tokens of one file of a translation unit but comments, with their
+ * byte extents and the file's bytes (owned by the translation unit). */
 typedef struct {
     CXTranslationUnit tu;
     CXFile file;
     const char *text;
     size_t len;
-    CXToken *tok;
+    CXToken *raw;            /* as clang_tokenize gave them (comments included) */
+    unsigned n_raw;
+    CXToken *tok;            /* without comments */
     unsigned n;
     unsigned *off, *end;     /* [off[i], end[i]) bytes of token i */
     unsigned *skip;          /* preprocessor-skipped ranges: pairs [skip[2k], skip[2k+1]) */

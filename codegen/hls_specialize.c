@@ -191,7 +191,8 @@ static void merge_into(Entity *p, Entity *e)
  * renamed names (sorted) for the text rules. */
 static void merge_entities(Spec *s)
 {
-    qsort(s->ent, (size_t)s->n_ent, sizeof *s->ent, cmp_entity);
+    if (s->n_ent > 1)
+        qsort(s->ent, (size_t)s->n_ent, sizeof *s->ent, cmp_entity);
     int n = 0;
     for (int i = 0; i < s->n_ent; i++) {
         if (n && !strcmp(s->ent[n - 1].usr, s->ent[i].usr))
@@ -203,7 +204,8 @@ static void merge_entities(Spec *s)
     for (int i = 0; i < n; i++)
         if (entity_renamed(&s->ent[i]))
             PUSH(s->names, s->n_names, s->ent[i].name);
-    qsort(s->names, (size_t)s->n_names, sizeof *s->names, cmp_str);
+    if (s->n_names > 1)
+        qsort(s->names, (size_t)s->n_names, sizeof *s->names, cmp_str);
 }
 
 static const Entity *renamed_by_usr(const Spec *s, const char *usr)
@@ -211,7 +213,7 @@ static const Entity *renamed_by_usr(const Spec *s, const char *usr)
     Entity key;
     memset(&key, 0, sizeof key);
     key.usr = (char *)usr;
-    const Entity *e = bsearch(&key, s->ent, (size_t)s->n_ent, sizeof *s->ent, cmp_entity);
+    const Entity *e = s->n_ent ? bsearch(&key, s->ent, (size_t)s->n_ent, sizeof *s->ent, cmp_entity) : NULL;
     return e && entity_renamed(e) ? e : NULL;
 }
 
@@ -223,7 +225,7 @@ static bool renamed_name(const Spec *s, const char *name, size_t len)
     memcpy(buf, name, len);
     buf[len] = 0;
     char *key = buf;
-    return bsearch(&key, s->names, (size_t)s->n_names, sizeof *s->names, cmp_str) != NULL;
+    return s->n_names && bsearch(&key, s->names, (size_t)s->n_names, sizeof *s->names, cmp_str) != NULL;
 }
 
 /* ------------------------------------------------ function scopes */
@@ -540,13 +542,15 @@ static Edit *collect_edits(const Spec *s, const char *pfx, int *n)
         Edit x = {p->val_off, p->val_end - p->val_off, v, strlen(v), p->val_off == p->name_end};
         PUSH(e, *n, x);
     }
-    qsort(s->ren, (size_t)s->n_ren, sizeof *s->ren, cmp_unsigned);
+    if (s->n_ren > 1)
+        qsort(s->ren, (size_t)s->n_ren, sizeof *s->ren, cmp_unsigned);
     for (int i = 0; i < s->n_ren; i++)
         if ((i == 0 || s->ren[i] != s->ren[i - 1]) && !in_value(s, s->ren[i])) {
             Edit x = {s->ren[i], 0, pfx, strlen(pfx), false};
             PUSH(e, *n, x);
         }
-    qsort(e, (size_t)*n, sizeof *e, cmp_edit);
+    if (*n > 1)
+        qsort(e, (size_t)*n, sizeof *e, cmp_edit);
     return e;
 }
 

@@ -1,0 +1,431 @@
+/* hls_lint.c - the lint's driver (see hls_lint.h): which files, how each is
+ * parsed, the per-file state, findings (sorted, each once), and the order:
+ * every translation unit's AST and pragma rules, then the design rules. */
+#include "hls_lint_int.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void *lint_realloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        abort();
+    return p;
+}
+
+char *lint_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(lint_realloc(NULL, n), s, n);
+}
+
+/* ----------------------------------------------------------- findings */
+
+void lint_find(Lint *L, const LintLoc *at, const char *rule, const char *fmt, ...)
+{
+    va_list ap;
+    char *msg;
+    va_start(ap, fmt);
+    if (vasprintf(&msg, fmt, ap) < 0)
+        abort();
+    va_end(ap);
+    CgHlsFinding f = {lint_strdup(at->file ? at->file : "?"), at->line, at->col, rule, msg};
+    LINT_PUSH(L->res->v, L->res->n, f);
+}
+
+LintLoc lint_loc(CXSourceLocation l)
+{
+    CXFile f;
+    LintLoc r = {NULL, 0, 0};
+    clang_getSpellingLocation(l, &f, &r.line, &r.col, NULL);
+    r.file = f ? hc_str(clang_getFileName(f)) : lint_strdup("?");
+    return r;
+}
+
+LintLoc lint_cursor_loc(CXCursor c)
+{
+    return lint_loc(clang_getCursorLocation(c));
+}
+
+LintLoc lint_tok_loc(const LintFile *f, unsigned tok)
+{
+    return lint_loc(clang_getTokenLocation(f->tok.tu, f->tok.tok[tok]));
+}
+
+void lint_loc_free(LintLoc *l)
+{
+    free(l->file);
+    l->file = NULL;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+    const CgHlsFinding *x = a, *y = b;
+    int c = strcmp(x->file, y->file);
+    if (!c)
+        c = x->line < y->line ? -1 : x->line > y->line;
+    if (!c)
+        c = x->col < y->col ? -1 : x->col > y->col;
+    if (!c)
+        c = strcmp(x->rule, y->rule);
+    return c ? c : strcmp(x->msg, y->msg);
+}
+
+static void sort_findings(CgHlsLintResult *r)
+{
+    if (r->n > 1)
+        qsort(r->v, (size_t)r->n, sizeof *r->v, cmp_finding);
+    int n = 0;
+    for (int i = 0; i < r->n; i++) {
+        if (n && !cmp_finding(&r->v[n - 1], &r->v[i])) {
+            free(r->v[i].file);
+            free(r->v[i].msg);
+        } else {
+            r->v[n++] = r->v[i];
+        }
+    }
+    r->n = n;
+}
+
+void cg_hls_lint_print(const CgHlsLintResult *r, FILE *f)
+{
+    for (int i = 0; i < r->n; i++)
+        fprintf(f, "%s:%u:%u: %s: %s\n", r->v[i].file, r->v[i].line, r->v[i].col, r->v[i].rule, r->v[i].msg);
+}
+
+void cg_hls_lint_result_free(CgHlsLintResult *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        free(r->v[i].file);
+        free(r->v[i].msg);
+    }
+    free(r->v);
+    free(r->top);
+    memset(r, 0, sizeof *r);
+}
+
+/* ------------------------------------------------------ per-file state */
+
+LintFile *lint_file(Lint *L, CXFile file)
+{
+    if (!file)
+        return NULL;
+    for (int i = 0; i < L->n_files; i++)
+        if (clang_File_isEqual(L->files[i]->file, file))
+            return L->files[i]->name ? L->files[i] : NULL;
+    LintFile *f = lint_realloc(NULL, sizeof *f);
+    memset(f, 0, sizeof *f);
+    f->file = file;
+    if (!clang_Location_isInSystemHeader(clang_getLocationForOffset(L->tu, file, 0)) &&
+        hc_tokens(L->tu, file, &f->tok) == 0) {
+        f->name = hc_str(clang_getFileName(file));
+        hc_pragmas(&f->tok, &f->prag, &f->n_prag);
+        f->region_prag = lint_realloc(NULL, (size_t)f->n_prag);
+        memset(f->region_prag, 0, (size_t)f->n_prag);
+    }
+    LINT_PUSH(L->files, L->n_files, f);
+    return f->name ? f : NULL;
+}
+
+static void free_vars(LintVar *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(v[i].name);
+    free(v);
+}
+
+static void free_file(LintFile *f)
+{
+    for (int i = 0; i < f->n_scopes; i++) {
+        free(f->scopes[i].fn_key);
+        free(f->scopes[i].stmt);
+        free_vars(f->scopes[i].vars, f->scopes[i].n_vars);
+    }
+    for (int i = 0; i < f->n_loops; i++)
+        lint_loc_free(&f->loops[i].at);
+    free(f->scopes);
+    free(f->loops);
+    hc_pragmas_free(f->prag, f->n_prag);
+    free(f->region_prag);
+    if (f->name)
+        hc_tokens_free(&f->tok);
+    free(f->name);
+    free(f);
+}
+
+static void free_tu_state(Lint *L)
+{
+    for (int i = 0; i < L->n_files; i++)
+        free_file(L->files[i]);
+    free(L->files);
+    free_vars(L->globals, L->n_globals);
+    for (int i = 0; i < L->n_macros; i++)
+        free(L->macros[i].name);
+    free(L->macros);
+    for (int i = 0; i < L->n_enums; i++)
+        free(L->enums[i].name);
+    free(L->enums);
+    L->files = NULL;
+    L->globals = NULL;
+    L->macros = NULL;
+    L->enums = NULL;
+    L->n_files = L->n_globals = L->n_macros = L->n_enums = 0;
+}
+
+LintFn *lint_fn_get(Lint *L, const char *key, const char *name)
+{
+    for (int i = 0; i < L->n_fns; i++)
+        if (!strcmp(L->fns[i].key, key))
+            return &L->fns[i];
+    LintFn f;
+    memset(&f, 0, sizeof f);
+    f.key = lint_strdup(key);
+    f.name = lint_strdup(name);
+    LINT_PUSH(L->fns, L->n_fns, f);
+    return &L->fns[L->n_fns - 1];
+}
+
+/* ------------------------------------------------------------- files */
+
+typedef struct {
+    char **v;
+    int n;
+} StrList;
+
+static void list_push(StrList *l, const char *s)
+{
+    LINT_PUSH(l->v, l->n, lint_strdup(s));
+}
+
+static void list_free(StrList *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static void join(char *out, size_t n, const char *dir, const char *name)
+{
+    snprintf(out, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+}
+
+/* every .c under dir, except in tb/ and hidden folders */
+static void scan_dir(const char *dir, StrList *out)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char p[4096];
+        size_t k = strlen(e->d_name);
+        if (e->d_name[0] == '.')
+            continue;
+        join(p, sizeof p, dir, e->d_name);
+        if (is_dir(p)) {
+            if (strcmp(e->d_name, "tb"))
+                scan_dir(p, out);
+        } else if (k > 2 && !strcmp(e->d_name + k - 2, ".c")) {
+            list_push(out, p);
+        }
+    }
+    closedir(d);
+}
+
+/* syn.file= and syn.top= of dir/hls_config.cfg; 0 if there is none */
+static int read_cfg(const char *dir, StrList *files, char **top)
+{
+    char p[4096], line[4096];
+    join(p, sizeof p, dir, "hls_config.cfg");
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        char *v = strchr(line, '=');
+        if (!v)
+            continue;
+        *v++ = 0;
+        while (*v == ' ')
+            v++;
+        char *k = line + strspn(line, " \t");
+        k[strcspn(k, " \t")] = 0;
+        if (!strcmp(k, "syn.file")) {
+            join(p, sizeof p, dir, v);
+            list_push(files, p);
+        } else if (!strcmp(k, "syn.top") && !*top) {
+            *top = lint_strdup(v);
+        }
+    }
+    fclose(f);
+    return 1;
+}
+
+/* the files to lint and the default include dir; -1 (d) if none */
+static int collect(const char *path, StrList *files, StrList *incs, char **cfg_top, IrDiag *d)
+{
+    char p[4096];
+    if (is_dir(path)) {
+        if (!read_cfg(path, files, cfg_top))
+            scan_dir(path, files);
+        join(p, sizeof p, path, "common");
+        if (is_dir(p))
+            list_push(incs, p);
+    } else {
+        struct stat st;
+        if (stat(path, &st)) {
+            diag_error(d, path, NULL, NULL, "no such file or directory");
+            return -1;
+        }
+        list_push(files, path);
+        char dir[4096];
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+        static const char *const cands[] = {"common", "../common"};
+        for (int i = 0; i < 2 && !incs->n; i++) {
+            join(p, sizeof p, dir, cands[i]);
+            if (is_dir(p))
+                list_push(incs, p);
+        }
+    }
+    if (!files->n) {
+        diag_error(d, path, NULL, NULL, "no .c file to lint");
+        return -1;
+    }
+    qsort(files->v, (size_t)files->n, sizeof *files->v, cmp_strp);
+    return 0;
+}
+
+/* --------------------------------------------------------------- run */
+
+static int lint_one(Lint *L, CXIndex idx, const HcArgv *a, const char *path, IrDiag *d)
+{
+    char *why = NULL;
+    L->tu = hc_parse(idx, path, a, NULL, 0, true, &why);
+    char *diags = L->tu ? hc_diagnostics(L->tu, CXDiagnostic_Error) : NULL;
+    if (!L->tu || diags) {
+        diag_error(d, path, NULL, NULL, "does not parse (as Vitis HLS sees it, with __SYNTHESIS__): %s",
+                   diags ? diags : why);
+        free(why);
+        free(diags);
+        if (L->tu)
+            clang_disposeTranslationUnit(L->tu);
+        return -1;
+    }
+    lint_ast(L);
+    lint_pragmas(L);
+    free_tu_state(L);
+    clang_disposeTranslationUnit(L->tu);
+    L->tu = NULL;
+    return 0;
+}
+
+static void free_design(Lint *L)
+{
+    for (int i = 0; i < L->n_fns; i++) {
+        LintFn *f = &L->fns[i];
+        for (int j = 0; j < f->n_calls; j++) {
+            free(f->calls[j].callee);
+            lint_loc_free(&f->calls[j].at);
+        }
+        for (int j = 0; j < f->n_params; j++)
+            free(f->param_names[j]);
+        for (int j = 0; j < f->n_fwd; j++)
+            free(f->fwd[j].callee);
+        for (int j = 0; j < f->n_iface; j++) {
+            lint_loc_free(&f->iface[j].at);
+            free(f->iface[j].msg);
+        }
+        for (int j = 0; j < f->n_interface; j++)
+            lint_loc_free(&f->interface_at[j]);
+        lint_loc_free(&f->at);
+        free(f->key), free(f->name), free(f->calls), free(f->param_names);
+        free(f->acc), free(f->fwd), free(f->iface), free(f->interface_at);
+    }
+    free(L->fns);
+    for (int i = 0; i < L->n_regions; i++) {
+        LintRegion *r = &L->regions[i];
+        for (int j = 0; j < r->n_chan; j++) {
+            free(r->chan[j]);
+            lint_loc_free(&r->chan_at[j]);
+        }
+        for (int j = 0; j < r->n_calls; j++) {
+            free(r->calls[j].callee);
+            free(r->calls[j].args);
+            lint_loc_free(&r->calls[j].at);
+        }
+        lint_loc_free(&r->at);
+        free(r->chan), free(r->chan_at), free(r->calls);
+    }
+    free(L->regions);
+}
+
+static int lint_files(Lint *L, const StrList *files, const StrList *incs, IrDiag *d)
+{
+    HcArgv a;
+    hc_argv_build(&a, (const char *const *)incs->v, incs->n, L->opt->defines, L->opt->n_defines, true);
+    CXIndex idx = clang_createIndex(0, 0);
+    int bad = 0;
+    for (int i = 0; i < files->n; i++)
+        bad |= lint_one(L, idx, &a, files->v[i], d);
+    clang_disposeIndex(idx);
+    hc_argv_free(&a);
+    L->res->n_files = files->n;
+    return bad;
+}
+
+int cg_hls_lint(const char *path, const CgHlsLintOptions *opt, CgHlsLintResult *r, IrDiag *d)
+{
+    static const CgHlsLintOptions none;
+    Lint L;
+    memset(&L, 0, sizeof L);
+    memset(r, 0, sizeof *r);
+    L.opt = opt ? opt : &none;
+    L.res = r;
+    StrList files = {0}, incs = {0};
+    char *cfg_top = NULL;
+    for (int i = 0; i < L.opt->n_include_dirs; i++)
+        list_push(&incs, L.opt->include_dirs[i]);
+    int errors = d->n_errors, rc = -1;
+    L.d = d;
+    if (!collect(path, &files, &incs, &cfg_top, d) && !lint_files(&L, &files, &incs, d)) {
+        L.cfg_top = cfg_top;
+        lint_design(&L);
+        rc = d->n_errors > errors ? -1 : 0;
+    }
+    sort_findings(r);
+    free_design(&L);
+    free(cfg_top);
+    list_free(&files);
+    list_free(&incs);
+    return rc < 0 ? -1 : r->n;
+}
+
+int cg_hls_lint_dir(const char *dir, const CgHlsLintOptions *opt, IrDiag *d)
+{
+    CgHlsLintResult r;
+    int n = cg_hls_lint(dir, opt, &r, d);
+    for (int i = 0; n > 0 && i < r.n; i++) {
+        char at[4200];
+        snprintf(at, sizeof at, "%s:%u:%u", r.v[i].file, r.v[i].line, r.v[i].col);
+        diag_error(d, at, NULL, NULL, "%s: %s", r.v[i].rule, r.v[i].msg);
+    }
+    cg_hls_lint_result_free(&r);
+    return n;
+}
