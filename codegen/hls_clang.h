@@ -12,7 +12,7 @@
 #ifndef ONNX2HLS_CG_HLS_CLANG_H
 #define ONNX2HLS_CG_HLS_CLANG_H
 
-#include <clang-c/Index.h>
+#include "hls_clang_api.h"
 #include <stdbool.h>
 #include <stddef.h>
 

@@ -404,7 +404,11 @@ int cg_hls_lint(const char *path, const CgHlsLintOptions *opt, CgHlsLintResult *
         list_push(&incs, L.opt->include_dirs[i]);
     int errors = d->n_errors, rc = -1;
     L.d = d;
-    if (!collect(path, &files, &incs, &cfg_top, d) && !lint_files(&L, &files, &incs, d)) {
+    char *why = NULL;
+    if (hc_load(&why)) {
+        diag_error(d, path, NULL, NULL, "%s", why);
+        free(why);
+    } else if (!collect(path, &files, &incs, &cfg_top, d) && !lint_files(&L, &files, &incs, d)) {
         L.cfg_top = cfg_top;
         lint_design(&L);
         rc = d->n_errors > errors ? -1 : 0;

@@ -664,9 +664,12 @@ char *cg_hls_specialize(const CgHlsSpecRequest *rq, IrDiag *d)
     s.d = d;
     int errors = d->n_errors;
     d->n_errors = 0;
-    char *out = NULL;
+    char *out = NULL, *why = NULL;
     if (!rq->prefix || !is_identifier(rq->prefix) || strlen(rq->prefix) > 200) {
         SPEC_ERR(&s, "symbol prefix '%s' is not a C identifier", rq->prefix ? rq->prefix : "(null)");
+    } else if (hc_load(&why)) {
+        SPEC_ERR(&s, "%s", why);
+        free(why);
     } else {
         CXIndex idx = clang_createIndex(0, 0);
         out = specialize(&s, idx);
