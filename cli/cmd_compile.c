@@ -23,8 +23,8 @@
 #include "codegen/host.h"
 #include "codegen/report.h"
 #include "codegen/host_compile.h"
-#include "codegen/qdq_export.h"
-#include "passes/quant.h"
+#include "passes/quant/qdq_export.h"
+#include "passes/quant/quant.h"
 #include "runtime/o2h_rt.h"
 
 static void compile_usage(FILE *f)
@@ -295,7 +295,7 @@ static int emit_onnx(CompileArgs *a, const char *tmp, IrDiag *d)
     po.quant = NULL;
     po.log = NULL;
     IrGraph *g = cg_lower_model(a->model, &a->fe, &po, d);
-    int rc = g ? cg_onnx_export(g, path, d) : -1;
+    int rc = g ? pass_onnx_export(g, path, d) : -1;
     ir_graph_free(g);
     return rc;
 }
@@ -305,7 +305,7 @@ static int emit_all(CompileArgs *a, IrGraph *g, const char *tmp, CgHostReport *r
     char path[PATH_MAX], host[PATH_MAX + 32];
     const char *abs = realpath(a->model, path) ? path : a->model;
     snprintf(host, sizeof host, "%s/model.qdq.onnx", tmp);
-    if (a->qdq && cg_qdq_export(g, host, d))
+    if (a->qdq && pass_qdq_export(g, host, d))
         return -1;
     if (a->onnx && emit_onnx(a, tmp, d))
         return -1;

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "hls.h"
-#include "passes/quant.h"
+#include "passes/quant/quant.h"
 #include "plan/loopnest.h"
 #include "plan/net.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes/quant.h"
+#include "passes/quant/quant.h"
 
 /* ------------------------------------------------------- packed arrays */
 

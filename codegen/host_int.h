@@ -3,7 +3,7 @@
  * Why a separate entry: quantized layers (IrLayer.prec != IR_PREC_FLOAT,
  * and the QuantizeLinear / DequantizeLinear boundaries the quantize pass
  * inserts) are emitted from the constants of pass_quant_lower
- * (passes/quant.h) as calls into runtime/o2h_rt_int.h; the float emitter
+ * (passes/quant/quant.h) as calls into runtime/o2h_rt_int.h; the float emitter
  * (host_layers.c) hands such layers over through this one call, in both
  * of its phases. */
 #ifndef ONNX2HLS_CG_HOST_INT_H

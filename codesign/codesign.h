@@ -4,7 +4,7 @@
  *
  * Why here, as its own module: the search composes the whole compiler -
  * frontend, the prune pass with its recovery, the quantize pass, the
- * bit-exact integer evaluator (passes/quant.h) and the planner's public API
+ * bit-exact integer evaluator (passes/quant/quant.h) and the planner's public API
  * (plan_build: a design's frames/s and latency under one fixed budget) -
  * and owns none of them. Every candidate is built exactly as `compile`
  * builds it from the spec files written at the end, so what the search
@@ -18,7 +18,7 @@
 
 #include "frontend/frontend.h"
 #include "passes/passes.h"
-#include "passes/quant.h"
+#include "passes/quant/quant.h"
 #include "plan/plan.h"
 
 #define CODESIGN_MAX_PRECS 6

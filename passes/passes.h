@@ -39,7 +39,7 @@ typedef struct {
      * NULL = L1 ranking, no refit */
     const char *prune_calib;
     int prune_calib_max;     /* use at most this many of them (0 = all) */
-    /* quantize (passes/quant.h): precision, calibration; NULL = float */
+    /* quantize (passes/quant/quant.h): precision, calibration; NULL = float */
     const struct QuantOptions *quant;
 } PassOptions;
 
@@ -129,7 +129,7 @@ int pass_fuse_act(IrGraph *g, const PassOptions *opt, IrDiag *d);
 int pass_mark_se(IrGraph *g, const PassOptions *opt, IrDiag *d);
 int pass_prune(IrGraph *g, const PassOptions *opt, IrDiag *d);
 int pass_dce(IrGraph *g, const PassOptions *opt, IrDiag *d);
-/* passes/qdq_import.c, passes/quantize.c (see passes/quant.h) */
+/* passes/quant/qdq_import.c, passes/quant/quantize.c (see passes/quant/quant.h) */
 int pass_qdq_import(IrGraph *g, const PassOptions *opt, IrDiag *d);
 int pass_quantize(IrGraph *g, const PassOptions *opt, IrDiag *d);
 

@@ -43,7 +43,7 @@
  * original runs.
  */
 #include "prune_internal.h"
-#include "quant_internal.h"
+#include "passes/quant/quant_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * that defines a result is here or in rt_int_*.c, and docs/numerics.md
  * states the same arithmetic in words. The compiler computes every
  * constant these kernels take (multipliers, shifts, folded biases, tables)
- * in passes/quant_lower.c; the kernels only do integer arithmetic.
+ * in passes/quant/quant_lower.c; the kernels only do integer arithmetic.
  *
  * Two families:
  *   _s8   int8 activations and weights, int32 accumulators (int8, dfxp8);

@@ -16,7 +16,7 @@
 
 #include "frontend/frontend.h"
 #include "passes/passes.h"
-#include "passes/quant.h"
+#include "passes/quant/quant.h"
 
 static float *normal_inputs(int64_t n, uint32_t seed)
 {

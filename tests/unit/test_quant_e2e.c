@@ -19,8 +19,8 @@
 #include "check.h"
 #include "codegen/host.h"
 #include "codegen/host_compile.h"
-#include "codegen/qdq_export.h"
-#include "passes/quant.h"
+#include "passes/quant/qdq_export.h"
+#include "passes/quant/quant.h"
 
 #define SAMPLES SOURCE_DIR "/samples/"
 
@@ -141,7 +141,7 @@ static void check_sample(const char *name, const char *prec, double bound_lsb, d
 
     /* QDQ export -> import: the same integer program (8-bit only) */
     if (!strcmp(prec, "int8") || !strcmp(prec, "dfxp8")) {
-        CHECK(cg_qdq_export(g, qdq, &d) == 0);
+        CHECK(pass_qdq_export(g, qdq, &d) == 0);
         IrGraph *g2 = lower(qdq, NULL, NULL, &d);
         CHECK_MSG(g2 != NULL, "%s: re-import failed", name);
         if (g2) {

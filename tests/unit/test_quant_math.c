@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "passes/quant.h"
+#include "passes/quant/quant.h"
 #include "runtime/o2h_rt_int.h"
 
 static uint64_t rng = 88172645463325252ull;

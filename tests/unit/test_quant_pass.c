@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "passes/quant.h"
+#include "passes/quant/quant.h"
 #include "test_pass_eval.h"
 
 #define H0 12

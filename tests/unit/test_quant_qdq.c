@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "passes/passes.h"
-#include "passes/quant.h"
+#include "passes/quant/quant.h"
 
 enum { C = 2, F = 3, H = 5, W = 5 };
 

@@ -4,7 +4,7 @@
  * Why apart from passes/options.c: those options belong to the quantize
  * pass alone, and `compile` (and tests) reach them through one call,
  * pass_quant_parse_option, the same way they reach the other pass options. */
-#include "passes.h"
+#include "passes/passes.h"
 #include "quant.h"
 
 #include <errno.h>

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "onnx.pb-c.h"
-#include "passes/quant.h"
+#include "quant.h"
 
 typedef struct {
     IrGraph *g;
@@ -613,12 +613,12 @@ static int export_graph(IrGraph *g, const char *path, const char *kind, IrDiag *
     return write_model(&x, path, kind);
 }
 
-int cg_qdq_export(IrGraph *g, const char *path, IrDiag *d)
+int pass_qdq_export(IrGraph *g, const char *path, IrDiag *d)
 {
     return export_graph(g, path, "qdq", d);
 }
 
-int cg_onnx_export(IrGraph *g, const char *path, IrDiag *d)
+int pass_onnx_export(IrGraph *g, const char *path, IrDiag *d)
 {
     for (int l = 0; l < g->n_layers; l++)
         if (!g->layers[l].dead && pass_quant_is_int_layer(g, l)) {

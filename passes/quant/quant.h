@@ -3,17 +3,17 @@
  * and an evaluator of the IR for calibration and checks.
  *
  * Why one header: the integer results are a contract between the host C
- * (codegen/host_int.c), the HLS engines and the QDQ export, so every number
+ * (codegen/host_quant.c), the HLS engines and the QDQ export, so every number
  * they use - multipliers and shifts, folded biases, clamp bounds, lookup
- * tables - is computed once, here (passes/quant_lower.c), and each back end
+ * tables - is computed once, here (passes/quant/quant_lower.c), and each back end
  * only prints it. docs/numerics.md states the same rules in words.
  *
- * Flow: pass_quantize (passes/quantize.c) decides each layer's precision,
+ * Flow: pass_quantize (passes/quant/quantize.c) decides each layer's precision,
  * splits fused epilogues that need an intermediate scale, calibrates the
- * activation ranges on float runs (passes/calibrate.c), converts weights
+ * activation ranges on float runs (passes/quant/calibrate.c), converts weights
  * and biases to integer constants, gives every integer tensor an IrQuant
  * and inserts QuantizeLinear / DequantizeLinear layers where float and
- * integer layers meet. pass_qdq_import (passes/qdq_import.c) turns the
+ * integer layers meet. pass_qdq_import (passes/quant/qdq_import.c) turns the
  * Q/DQ pairs of a model quantized by another tool into the same form.
  */
 #ifndef ONNX2HLS_PASS_QUANT_H

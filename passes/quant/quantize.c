@@ -31,11 +31,11 @@
  *             layer order that was topological stays so (new layers are
  *             placed by a topological sort).
  *
- * Scales come from calibration (passes/calibrate.c) on the float graph
+ * Scales come from calibration (passes/quant/calibrate.c) on the float graph
  * after the epilogues were split, so every intermediate tensor has a range;
  * tensors that already carry an IrQuant (QDQ import) keep it.
  */
-#include "passes.h"
+#include "passes/passes.h"
 #include "quant_internal.h"
 
 #include <float.h>

@@ -23,7 +23,7 @@
  *   breaks:   nothing; Q/DQ layers it does not understand stay (and are
  *             then reported by the code generators with their node).
  */
-#include "passes.h"
+#include "passes/passes.h"
 #include "quant_internal.h"
 
 #include <float.h>
