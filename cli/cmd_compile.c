@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "codegen/host.h"
-#include "codegen/report.h"
-#include "codegen/host_compile.h"
+#include "report/report.h"
+#include "driver/driver.h"
 #include "passes/quant/qdq_export.h"
 #include "passes/quant/quant.h"
 #include "runtime/o2h_rt.h"
@@ -253,7 +253,7 @@ static int write_report(const CompileArgs *a, const IrGraph *g, const char *tmp,
             break;
         }
         if (k)
-            cg_report_html(&p, g, f);
+            report_html(&p, g, f);
         else
             plan_write_json(&p, g, f);
         if (fclose(f) != 0) {
@@ -294,7 +294,7 @@ static int emit_onnx(CompileArgs *a, const char *tmp, IrDiag *d)
     PassOptions po = a->passes;
     po.quant = NULL;
     po.log = NULL;
-    IrGraph *g = cg_lower_model(a->model, &a->fe, &po, d);
+    IrGraph *g = driver_lower_model(a->model, &a->fe, &po, d);
     int rc = g ? pass_onnx_export(g, path, d) : -1;
     ir_graph_free(g);
     return rc;
@@ -332,7 +332,7 @@ int cmd_compile(int argc, char **argv)
     }
     IrDiag d;
     diag_init(&d);
-    IrGraph *g = cg_lower_model(a.model, &a.fe, &a.passes, &d);
+    IrGraph *g = driver_lower_model(a.model, &a.fe, &a.passes, &d);
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", a.out, (long)getpid());
     CgHostReport rep = {0};

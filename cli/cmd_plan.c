@@ -7,7 +7,7 @@
  * answers it in milliseconds without emitting anything.
  */
 #include "cli.h"
-#include "codegen/report.h"
+#include "report/report.h"
 #include "plan/plan.h"
 
 #include <errno.h>
@@ -99,7 +99,7 @@ static int write_outputs(const PlanArgs *a, const Plan *p, const IrGraph *g)
         fprintf(stderr, "onnx2hls plan: cannot write %s: %s\n", a->report, strerror(errno));
         return 2;
     }
-    cg_report_html(p, g, f);
+    report_html(p, g, f);
     if (fclose(f) != 0) {
         fprintf(stderr, "onnx2hls plan: error writing %s\n", a->report);
         return 2;

@@ -339,13 +339,13 @@ static void shape_arg(const VTensor *t, char *buf, size_t n)
 static int run_ort(const VModel *m, const char *tmp, char **inputs, char refs[][4200])
 {
     const char *np = ort_node_path();
-    char *script = cg_find_data_file("codegen/ort_ref.js");
+    char *script = cg_find_data_file("tools/ort_ref.js");
     if (!np || !script) {
         fprintf(stderr, "onnx2hls verify: no --reference given and ONNX Runtime is not available: %s\n"
                         "  install it with `npm install --ignore-scripts onnxruntime-node@1.30.0` and set\n"
                         "  ONNX2HLS_ORT_NODE_PATH to that node_modules, or pass --reference FILE\n",
                 !np ? "onnxruntime-node not found (ONNX2HLS_ORT_NODE_PATH, ./node_modules)"
-                    : "codegen/ort_ref.js not found (ONNX2HLS_DATA_DIR)");
+                    : "tools/ort_ref.js not found (ONNX2HLS_DATA_DIR)");
         free(script);
         return -2;
     }

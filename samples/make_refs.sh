@@ -8,7 +8,7 @@ root=$(dirname "$here")
 export NODE_PATH="${ONNX2HLS_ORT_NODE_PATH:-$root/node_modules}"
 cd "$here"
 /usr/bin/python3 make_samples.py . | while read -r name dims; do
-  node "$root/codegen/ort_ref.js" "$name.onnx" --input "" "float32:$dims" "$name.in.f32" \
+  node "$root/tools/ort_ref.js" "$name.onnx" --input "" "float32:$dims" "$name.in.f32" \
     --output "" "$name.ref.f32" > /dev/null
   echo "$name $dims -> $name.ref.f32"
 done

@@ -5,7 +5,7 @@
 # of ResNet-18.
 #   host C: OUT/host built with its Makefile defaults (-O3 -march=native),
 #           `model --time N` (median of N runs after a warm-up run);
-#   ORT:    codegen/ort_ref.js --threads 1 --time N (median), graph
+#   ORT:    tools/ort_ref.js --threads 1 --time N (median), graph
 #           optimizations on.
 # Each pair is measured ROUNDS times alternating the two; the best median
 # of each side is kept. Targets: host/ORT <= 2.0; compile of resnet18.onnx
@@ -39,7 +39,7 @@ for name in mobilenet_v2 resnet18 efficientnet_b0; do
     best_h="" best_o=""
     for r in $(seq "$rounds"); do
         h=$("$work/$name/host/model" "$in" --time "$runs" | median_of median_ms)
-        o=$(NODE_PATH=$np node "$root/codegen/ort_ref.js" "$model" --input "" "float32:1,3,224,224" "$in" \
+        o=$(NODE_PATH=$np node "$root/tools/ort_ref.js" "$model" --input "" "float32:1,3,224,224" "$in" \
               --threads 1 --time "$runs" | median_of median_ms)
         best_h=$(min "$h" "$best_h")
         best_o=$(min "$o" "$best_o")

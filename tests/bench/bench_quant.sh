@@ -148,7 +148,7 @@ if [ "$have_ort" = 1 ]; then
     if [ -f "$mb" ]; then
         compile mb-q "$mb" --precision int8 --calib-inputs 4 --emit host,qdq &&
             "$work/mb-q/host/model" --weights "$work/mb-q/host/weights.bin" -o "$work/mb-q.out" "$models/input_224.f32" > /dev/null &&
-            NODE_PATH=$np node "$root/codegen/ort_ref.js" "$work/mb-q/model.qdq.onnx" \
+            NODE_PATH=$np node "$root/tools/ort_ref.js" "$work/mb-q/model.qdq.onnx" \
                 --input "" float32:1,3,224,224 "$models/input_224.f32" --output "" "$work/mb-q.ort" > /dev/null &&
             read -r w1 eq mx n <<< "$(node "$work/lsb.js" "$work/mb-q.out" "$work/mb-q.ort" "$(out_scale mb-q)")" &&
             { ok=$(awk -v r="$w1" 'BEGIN { print (r >= 99) ? "ok" : "MISSED" }'); [ "$ok" = ok ] || miss=1;
@@ -172,7 +172,7 @@ if [ -f "$mb" ]; then
         t=$("$work/mb-f/host/model" --weights "$work/mb-f/host/weights.bin" --time "$runs" "$models/input_224.f32" | median_of median_ms)
         bf=$(min "$t" "$bf")
         if [ "$have_ort" = 1 ]; then
-            t=$(NODE_PATH=$np node "$root/codegen/ort_ref.js" "$mb" --input "" float32:1,3,224,224 \
+            t=$(NODE_PATH=$np node "$root/tools/ort_ref.js" "$mb" --input "" float32:1,3,224,224 \
                   "$models/input_224.f32" --output "" "$work/ort.f32" --threads 1 --time "$runs" | median_of median_ms)
             bo=$(min "$t" "$bo")
         fi

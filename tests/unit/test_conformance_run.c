@@ -9,7 +9,7 @@
  * command; counted "unsupported"); a model it accepts must build, run and match
  * every output_*.pb (|out - ref| <= 1e-5 + 1e-3 |ref|, exact for integers).
  *
- * Speed: the compile pipeline runs in this process (cg_lower_model and
+ * Speed: the compile pipeline runs in this process (driver_lower_model and
  * cg_host_emit, the same calls `onnx2hls compile` makes; the command's exit
  * codes are tested by the script tests), the runtime and a generic driver
  * (conformance_driver.c) are compiled once in the build folder, so each
@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "codegen/host.h"
-#include "codegen/host_compile.h"
+#include "driver/driver.h"
 #include "onnx.pb-c.h"
 
 #define MAX_IO 32
@@ -482,7 +482,7 @@ static int compile_model(Ctx *c, const char *model, const char *out, char *why, 
     }
     IrDiag d;
     diag_init(&d);
-    IrGraph *g = cg_lower_model(model, &(FeOptions){0}, NULL, &d);
+    IrGraph *g = driver_lower_model(model, &(FeOptions){0}, NULL, &d);
     mkdir(out, 0777);
     fmt(host, sizeof host, "%s/host", out);
     CgHostOptions o = {model, false, NULL};

@@ -18,7 +18,7 @@
 
 #include "check.h"
 #include "codegen/host.h"
-#include "codegen/host_compile.h"
+#include "driver/driver.h"
 #include "passes/quant/qdq_export.h"
 #include "passes/quant/quant.h"
 
@@ -51,7 +51,7 @@ static IrGraph *lower(const char *model, const char *prec, const char *calib, Ir
     }
     FeOptions fe;
     memset(&fe, 0, sizeof fe);
-    return cg_lower_model(model, &fe, &po, d);
+    return driver_lower_model(model, &fe, &po, d);
 }
 
 /* scale of the integer tensor dequantized into graph output 0 */

@@ -15,7 +15,7 @@
 
 /* ------------------------------------------------------------ helpers */
 
-void cg_report_esc(FILE *f, const char *s)
+void report_esc(FILE *f, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -28,7 +28,7 @@ void cg_report_esc(FILE *f, const char *s)
     }
 }
 
-const char *cg_report_si(double x, char *buf, size_t n)
+const char *report_si(double x, char *buf, size_t n)
 {
     static const char *units[] = {"", " k", " M", " G", " T", " P"};
     int u = 0;
@@ -42,13 +42,13 @@ const char *cg_report_si(double x, char *buf, size_t n)
     return buf;
 }
 
-const char *cg_report_kind_color(PlanKind k)
+const char *report_kind_color(PlanKind k)
 {
     static const char *colors[PLAN_K_COUNT] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1"};
     return (unsigned)k < PLAN_K_COUNT ? colors[k] : "#888";
 }
 
-const char *cg_report_layer_name(const IrGraph *g, int layer)
+const char *report_layer_name(const IrGraph *g, int layer)
 {
     return layer >= 0 && layer < g->n_layers && g->layers[layer].name ? g->layers[layer].name : "?";
 }
@@ -92,15 +92,15 @@ static void page_head(const Plan *p, const IrGraph *g, FILE *f)
 {
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>onnx2hls plan: ");
-    cg_report_esc(f, g->path);
+    report_esc(f, g->path);
     fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>Hybrid accelerator plan</h1>\n"
                "<p class=\"sub\">",
             css);
-    cg_report_esc(f, g->path);
+    report_esc(f, g->path);
     fprintf(f, " on ");
-    cg_report_esc(f, p->dev.board);
+    report_esc(f, p->dev.board);
     fprintf(f, " (");
-    cg_report_esc(f, p->dev.part);
+    report_esc(f, p->dev.part);
     fprintf(f, "): %s, %d PEs, %.0f MHz, DRAM %.1f GB/s; %d accelerated units, %d host layers, %.1f M MACs "
                "per frame</p>\n",
             prec_name(p), p->pe_budget, p->clock_mhz, p->bandwidth_gbps, p->n_units, p->n_host,
@@ -115,7 +115,7 @@ static void card(FILE *f, const PlanDesign *d, const char *title, bool best)
                 d->latency_ms, d->split, 100 * d->pe_util);
     else {
         fprintf(f, "<b class=\"no\">does not fit</b><span>");
-        cg_report_esc(f, d->why);
+        report_esc(f, d->why);
         fprintf(f, "</span></div>\n");
     }
 }
@@ -202,7 +202,7 @@ static void memory_section(const Plan *p, const IrGraph *g, FILE *f)
                "(filters: all / layer / tile of the engine's filter lanes; activations: whole layer / K-row tile; "
                "+pf: with prefetch double buffering). Budget: %sB on chip.</p>\n<table><tr><th class=\"l\">policy"
                "</th><th>on-chip KiB (largest layer)</th><th>DRAM MB/frame</th><th>fits</th></tr>\n",
-            cg_report_si((double)m->budget, b, sizeof b));
+            report_si((double)m->budget, b, sizeof b));
     for (int c = 0; c < PLAN_MEM_CONFIGS; c++)
         fprintf(f, "<tr><td class=\"l\">%s</td><td>%.0f</td><td>%.2f</td><td>%s</td></tr>\n",
                 plan_mem_config_name(c), m->homo_onchip[c] / 1024.0, m->homo_dram[c] / 1e6,
@@ -215,7 +215,7 @@ static void memory_section(const Plan *p, const IrGraph *g, FILE *f)
     for (int i = 0; i < p->n_units; i++) {
         const PlanMemLayer *L = &m->layers[i];
         fprintf(f, "<tr><td class=\"l\">%d</td><td class=\"l\">", i);
-        cg_report_esc(f, cg_report_layer_name(g, p->units[i].layer));
+        report_esc(f, report_layer_name(g, p->units[i].layer));
         fprintf(f, "</td><td class=\"l\">%s%s</td><td>%.1f</td><td>%.1f</td><td>%d</td></tr>\n",
                 plan_mem_config_name(L->chosen), L->chosen_fits ? "" : " <span class=\"no\">(over budget)</span>",
                 L->onchip[L->chosen] / 1024.0, L->dram[L->chosen] / 1024.0, L->fit_bits);
@@ -228,10 +228,10 @@ static void layer_row(const Plan *p, const IrGraph *g, int i, FILE *f)
     const PlanUnit *u = &p->units[i];
     const PlanUnitMap *m = p->hybrid.fits ? &p->hybrid.map[i] : NULL;
     fprintf(f, "<tr%s><td class=\"l\">%d</td><td class=\"l\">", m && m->sesl ? " class=\"sesl\"" : "", i);
-    cg_report_esc(f, cg_report_layer_name(g, u->layer));
+    report_esc(f, report_layer_name(g, u->layer));
     for (int k = 0; k < u->n_fused; k++) {
         fprintf(f, k ? ", " : " <small>+ ");
-        cg_report_esc(f, ir_op_name(g->layers[u->fused[k]].op));
+        report_esc(f, ir_op_name(g->layers[u->fused[k]].op));
         if (k + 1 == u->n_fused)
             fprintf(f, "</small>");
     }
@@ -258,13 +258,13 @@ static void layer_table(const Plan *p, const IrGraph *g, FILE *f)
         fprintf(f, "<p>Run by the host CPU (inputs and outputs through DRAM): ");
         for (int i = 0; i < p->n_host; i++) {
             fprintf(f, i ? ", " : "");
-            cg_report_esc(f, cg_report_layer_name(g, p->host_layers[i]));
+            report_esc(f, report_layer_name(g, p->host_layers[i]));
         }
         fprintf(f, ".</p>\n");
     }
 }
 
-void cg_report_html(const Plan *p, const IrGraph *g, FILE *f)
+void report_html(const Plan *p, const IrGraph *g, FILE *f)
 {
     page_head(p, g, f);
     summary(p, f);
@@ -272,19 +272,19 @@ void cg_report_html(const Plan *p, const IrGraph *g, FILE *f)
     explain(p, f);
     if (p->hybrid.fits) {
         fprintf(f, "<h2>Hybrid plan: layers &rarr; engines</h2>\n");
-        cg_svg_plan_map(p, g, &p->hybrid, f);
+        report_svg_plan_map(p, g, &p->hybrid, f);
         fprintf(f, "<h2>Stage and layer times</h2>\n");
-        cg_svg_stage_times(p, g, &p->hybrid, f);
+        report_svg_stage_times(p, g, &p->hybrid, f);
     }
     fprintf(f, "<h2>Resources against the budget</h2>\n<p>Budgets are %.0f%% of the device; DRAM is the "
                "bandwidth used at the design's frame rate.</p>\n",
             p->opt.resource_frac * 100);
-    cg_svg_resources(p, f);
+    report_svg_resources(p, f);
     fprintf(f, "<h2>Roofline</h2>\n<p>Each layer's operations per byte when it streams its weights and maps "
                "from DRAM once, against the PE and bandwidth ceilings; dots are what the hybrid plan achieves. "
                "Layers left of the ridge are bandwidth-bound on a reusable engine; dedicated on-chip stages escape "
                "that roof.</p>\n");
-    cg_svg_roofline(p, g, f);
+    report_svg_roofline(p, g, f);
     memory_section(p, g, f);
     layer_table(p, g, f);
     fprintf(f, "<footer>onnx2hls plan &middot; planner time %.1f ms</footer>\n</main>\n</body>\n</html>\n",

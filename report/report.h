@@ -1,12 +1,12 @@
-/* report.h - the plan as a self-contained HTML page (codegen/report.c).
+/* report.h - the plan as a self-contained HTML page (report/report.c).
  *
  * Why HTML with inline SVG: a user judging a plan wants to see it, layers to
  * engines, stage times, resources against the budget, the roofline and the
  * memory table, on any machine, offline; one file with no scripts or network
  * fetches opens anywhere and can be attached to a bug report.
  */
-#ifndef ONNX2HLS_CG_REPORT_H
-#define ONNX2HLS_CG_REPORT_H
+#ifndef ONNX2HLS_REPORT_H
+#define ONNX2HLS_REPORT_H
 
 #include <stdio.h>
 
@@ -14,6 +14,6 @@
 #include "plan/plan.h"
 
 /* Write the report of plan p for graph g to f. */
-void cg_report_html(const Plan *p, const IrGraph *g, FILE *f);
+void report_html(const Plan *p, const IrGraph *g, FILE *f);
 
 #endif

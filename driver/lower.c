@@ -1,8 +1,7 @@
-/* host_compile.c - load, lower and check a model for the emitters (see
- * host_compile.h). */
-#include "host_compile.h"
+/* lower.c - load, lower and check a model for the back ends (see driver.h). */
+#include "driver.h"
 
-IrGraph *cg_lower_model(const char *path, const FeOptions *fe, const PassOptions *po, IrDiag *d)
+IrGraph *driver_lower_model(const char *path, const FeOptions *fe, const PassOptions *po, IrDiag *d)
 {
     PassOptions dflt;
     if (!po) {

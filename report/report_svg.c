@@ -19,14 +19,14 @@ static void svg_open(FILE *f, int w, int h, const char *label)
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "role=\"img\" aria-label=\"",
             w, h, w, h);
-    cg_report_esc(f, label);
+    report_esc(f, label);
     fprintf(f, "\">\n");
 }
 
 static void text_at(FILE *f, double x, double y, const char *cls, const char *s)
 {
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"%s\">", x, y, cls);
-    cg_report_esc(f, s);
+    report_esc(f, s);
     fprintf(f, "</text>\n");
 }
 
@@ -54,10 +54,10 @@ static void map_unit_row(const Plan *p, const IrGraph *g, const PlanDesign *d, i
 {
     const PlanUnit *u = &p->units[i];
     char name[40], label[96];
-    short_name(cg_report_layer_name(g, u->layer), name, sizeof name);
+    short_name(report_layer_name(g, u->layer), name, sizeof name);
     snprintf(label, sizeof label, "%2d %s", i, name);
     fprintf(f, "<rect x=\"8\" y=\"%.1f\" width=\"8\" height=\"%d\" fill=\"%s\"/>\n", y + 2, RH - 4,
-            cg_report_kind_color(u->kind));
+            report_kind_color(u->kind));
     text_at(f, 20, y + RH - 4, "mono", label);
     if (!d->map)
         return;
@@ -83,7 +83,7 @@ static void map_seml_links(const Plan *p, const PlanDesign *d, double top, doubl
         double y = top + (i - d->split) * RH + RH / 2.0;
         double ey = seml_engine_y(d, d->map[i].engine, top, h);
         fprintf(f, "<path d=\"M330 %.1f C 480 %.1f, 520 %.1f, 640 %.1f\" class=\"link\" stroke=\"%s\"/>\n", y, y,
-                ey, ey, cg_report_kind_color(p->units[i].kind));
+                ey, ey, report_kind_color(p->units[i].kind));
     }
     for (int e = d->split; e < d->n_engines; e++) {
         const PlanEngine *en = &d->engines[e];
@@ -110,7 +110,7 @@ static int seml_height(const Plan *p, const PlanDesign *d)
     return rows > boxes ? rows : boxes;
 }
 
-void cg_svg_plan_map(const Plan *p, const IrGraph *g, const PlanDesign *d, FILE *f)
+void report_svg_plan_map(const Plan *p, const IrGraph *g, const PlanDesign *d, FILE *f)
 {
     int top = 28, split_gap = d->split > 0 && d->split < p->n_units ? 24 : 0;
     int h = top + d->split * RH + split_gap + seml_height(p, d) + 10;
@@ -126,7 +126,7 @@ void cg_svg_plan_map(const Plan *p, const IrGraph *g, const PlanDesign *d, FILE 
         char s[128], kb[32];
         fprintf(f, "<line x1=\"8\" y1=\"%.1f\" x2=\"890\" y2=\"%.1f\" class=\"split\"/>\n", y, y);
         snprintf(s, sizeof s, "split %d: double buffer of %sB %s", d->split,
-                 cg_report_si((double)d->boundary_bytes, kb, sizeof kb),
+                 report_si((double)d->boundary_bytes, kb, sizeof kb),
                  d->boundary_on_chip ? "on chip" : "through DRAM");
         text_at(f, 380, y - 3, "small", s);
     }
@@ -147,7 +147,7 @@ static void part_bar(FILE *f, double y, const char *label, int64_t t, int64_t pe
     fprintf(f, "<rect x=\"150\" y=\"%.1f\" width=\"%.1f\" height=\"14\" class=\"%s\"/>", y, len, cls);
     snprintf(s, sizeof s, "%s", label);
     text_at(f, 8, y + 11, "small", s);
-    snprintf(s, sizeof s, "%s cycles", cg_report_si((double)t, c, sizeof c));
+    snprintf(s, sizeof s, "%s cycles", report_si((double)t, c, sizeof c));
     text_at(f, 156 + len, y + 11, "small", s);
     fprintf(f, "</g>\n");
 }
@@ -158,7 +158,7 @@ static void unit_bar(const Plan *p, const IrGraph *g, const PlanDesign *d, int i
     double scale = w / (double)(d->period > 0 ? d->period : 1);
     double lc = scale * (double)m->compute, lt = scale * (double)m->cycles;
     char name[40];
-    short_name(cg_report_layer_name(g, p->units[i].layer), name, sizeof name);
+    short_name(report_layer_name(g, p->units[i].layer), name, sizeof name);
     fprintf(f, "<g><title>%s (%s, %s): %lld cycles, compute %lld, DRAM %lld</title>", name,
             plan_kind_name(p->units[i].kind), m->sesl ? "SESL stage" : "SEML layer", (long long)m->cycles,
             (long long)m->compute, (long long)m->mem);
@@ -166,14 +166,14 @@ static void unit_bar(const Plan *p, const IrGraph *g, const PlanDesign *d, int i
         fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" class=\"dram\"/>", 150 + lc, y + 2,
                 lt - lc, RH - 4);
     fprintf(f, "<rect x=\"150\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>", y + 2, lc < 0.5 ? 0.5 : lc,
-            RH - 4, cg_report_kind_color(p->units[i].kind));
+            RH - 4, report_kind_color(p->units[i].kind));
     char label[48];
     snprintf(label, sizeof label, "%2d %s", i, m->sesl ? "SESL" : "SEML");
     text_at(f, 8, y + RH - 4, "mono", label);
     fprintf(f, "</g>\n");
 }
 
-void cg_svg_stage_times(const Plan *p, const IrGraph *g, const PlanDesign *d, FILE *f)
+void report_svg_stage_times(const Plan *p, const IrGraph *g, const PlanDesign *d, FILE *f)
 {
     double w = 620;
     int h = 90 + p->n_units * RH + 20;
@@ -221,7 +221,7 @@ static void res_rows(const Plan *p, ResRow *r, int *n)
             r[(*n)++] = rows[i];
 }
 
-void cg_svg_resources(const Plan *p, FILE *f)
+void report_svg_resources(const Plan *p, FILE *f)
 {
     static const char *designs[3] = {"hybrid", "SEML-only", "SESL-only"};
     static const char *cls[3] = {"hyb", "seml", "sesl"};
@@ -246,8 +246,8 @@ void cg_svg_resources(const Plan *p, FILE *f)
             fprintf(f, "<g><title>%s %s: %g of %g</title><rect x=\"150\" y=\"%.1f\" width=\"%.1f\" height=\"11\" "
                        "class=\"%s\"/></g>\n",
                     designs[k], r[i].name, r[i].used[k], r[i].budget, yy, w * (frac > 1.05 ? 1.05 : frac), cls[k]);
-            snprintf(s, sizeof s, "%s / %s (%.0f%%)", cg_report_si(r[i].used[k], a, sizeof a),
-                     cg_report_si(r[i].budget, b, sizeof b), 100 * frac);
+            snprintf(s, sizeof s, "%s / %s (%.0f%%)", report_si(r[i].used[k], a, sizeof a),
+                     report_si(r[i].budget, b, sizeof b), 100 * frac);
             text_at(f, 160 + w * 1.05, yy + 10, "small", s);
         }
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"period\"/>\n", 150 + w, y + 16,
@@ -328,13 +328,13 @@ static void roof_lines(const Plan *p, FILE *f, const Axes *a)
             ax_y(a, fmax(yl, pow(10, a->y0))), ax_x(a, ridge), ax_y(a, p->peak_ops), ax_x(a, xr),
             ax_y(a, p->peak_ops));
     char s[96], c[32];
-    snprintf(s, sizeof s, "compute roof %sop/s (%d PEs)", cg_report_si(p->peak_ops, c, sizeof c), p->pe_budget);
+    snprintf(s, sizeof s, "compute roof %sop/s (%d PEs)", report_si(p->peak_ops, c, sizeof c), p->pe_budget);
     text_at(f, ax_x(a, xr) - 230, ax_y(a, p->peak_ops) - 6, "small", s);
     snprintf(s, sizeof s, "DRAM %.1f GB/s", p->bandwidth_gbps);
     text_at(f, ax_x(a, xl) + 8, ax_y(a, fmax(yl, pow(10, a->y0))) - 8, "small", s);
 }
 
-void cg_svg_roofline(const Plan *p, const IrGraph *g, FILE *f)
+void report_svg_roofline(const Plan *p, const IrGraph *g, FILE *f)
 {
     Axes a = {0, 0, 0, 0, 60, 24, 600, 320};
     roof_range(p, &a);
@@ -347,13 +347,13 @@ void cg_svg_roofline(const Plan *p, const IrGraph *g, FILE *f)
             continue;
         double x = ax_x(&a, r->intensity);
         char name[40], c1[32], c2[32];
-        short_name(cg_report_layer_name(g, p->units[i].layer), name, sizeof name);
+        short_name(report_layer_name(g, p->units[i].layer), name, sizeof name);
         fprintf(f, "<g><title>%d %s (%s): intensity %.3g, attainable %sop/s, achieved %sop/s</title>", i, name,
-                plan_kind_name(p->units[i].kind), r->intensity, cg_report_si(r->attainable, c1, sizeof c1),
-                cg_report_si(r->achieved, c2, sizeof c2));
+                plan_kind_name(p->units[i].kind), r->intensity, report_si(r->attainable, c1, sizeof c1),
+                report_si(r->achieved, c2, sizeof c2));
         if (r->achieved > 0)
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" class=\"%s\"/>", x,
-                    ax_y(&a, r->achieved), cg_report_kind_color(p->units[i].kind),
+                    ax_y(&a, r->achieved), report_kind_color(p->units[i].kind),
                     p->hybrid.map && p->hybrid.map[i].sesl ? "dot-sesl" : "dot-seml");
         fprintf(f, "</g>\n");
     }
@@ -362,7 +362,7 @@ void cg_svg_roofline(const Plan *p, const IrGraph *g, FILE *f)
         text_at(f, 680, 40 + 16 * k, "small", legend[k]);
     for (int k = 0; k < PLAN_K_COUNT; k++) {
         fprintf(f, "<circle cx=\"686\" cy=\"%d\" r=\"4\" fill=\"%s\"/>", 86 + 16 * k,
-                cg_report_kind_color((PlanKind)k));
+                report_kind_color((PlanKind)k));
         text_at(f, 696, 90 + 16 * k, "small", plan_kind_name((PlanKind)k));
     }
     fprintf(f, "</svg>\n");
