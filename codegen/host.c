@@ -1,6 +1,6 @@
 /* host.c - the host C generator's driver: checks, memory plan, model.c/.h.
  *
- * cg_host_emit runs the layer emitters (host_layers.c) once to learn what
+ * cg_host_emit runs the layer emitters (host_layer.c, host_<family>.c) once to learn what
  * every layer needs, plans memory (mem_plan.c), lays out the constant blob
  * (blob.c), then runs the emitters again to print model.c, and finally
  * writes the other files (host_files.c). Any rejected layer stops it before

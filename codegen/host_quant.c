@@ -1,5 +1,7 @@
-/* host_int.c - integer layers of the host C program: one call into
- * runtime/o2h_rt_int.h per quantized layer, with the lowering's constants.
+/* host_quant.c - the integer path of the host C program: one call into
+ * runtime/o2h_rt_int.h per quantized layer of any family, with the
+ * lowering's constants, and the QuantizeLinear / DequantizeLinear
+ * boundaries (family quant: frontend/import_quant.c, passes/quant/).
  *
  * Why it only prints: every number of the integer contract (multipliers,
  * shifts, folded biases, clamp bounds, tables) comes from pass_quant_lower,
@@ -12,7 +14,7 @@
  * aligned inside it. Descriptors whose members are all constants are
  * static; O2hRequant values, which point into the blob, are built in a
  * block around the call. */
-#include "host_int.h"
+#include "host_emit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,22 +92,6 @@ static const char *requant(Emit *e, const O2hRequant *rq)
 
 /* ------------------------------------------------------- per kind */
 
-static void emit_conv_desc(Emit *e, const O2hConv2d *p)
-{
-    cg_emit(e->h, e->h->decl,
-            "static const O2hConv2d %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n",
-            e->id, p->N, p->C, p->H, p->W, p->F, p->HO, p->WO, p->KH, p->KW, p->SH, p->SW, p->DH, p->DW, p->PT,
-            p->PL, p->PB, p->PR, p->G);
-}
-
-static void emit_pool_desc(Emit *e, const O2hPool2d *p)
-{
-    cg_emit(e->h, e->h->decl,
-            "static const O2hPool2d %s = {%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d};\n",
-            e->id, p->N, p->C, p->H, p->W, p->HO, p->WO, p->KH, p->KW, p->SH, p->SW, p->DH, p->DW, p->PT, p->PL,
-            p->PB, p->PR, p->count_include_pad);
-}
-
 static size_t bias_bytes(const QuantLayer *q, int64_t n)
 {
     return (size_t)n * (q->wide ? 8 : 4);
@@ -115,7 +101,7 @@ static void emit_conv(Emit *e, const char *X, const char *Y)
 {
     CgHost *h = e->h;
     const QuantLayer *q = &e->q;
-    emit_conv_desc(e, &q->conv);
+    cg_emit_conv_desc(h, e->id, &q->conv);
     size_t sc = q->wide ? o2h_conv2d_s16_scratch(&q->conv) : o2h_conv2d_s8_scratch(&q->conv);
     const char *S = cg_scratch(h, (int64_t)sc);
     size_t b = pack_add(&e->pack, q->bias, bias_bytes(q, q->conv.F));
@@ -138,36 +124,36 @@ static void emit_fc(Emit *e, const char *X, const char *Y)
             aux(e, b, q->wide ? "int64_t" : "int32_t"), Y);
 }
 
-static void emit_pool(Emit *e, const char *X, const char *Y)
+static void emit_maxpool(Emit *e, const char *X, const char *Y)
 {
-    CgHost *h = e->h;
-    const QuantLayer *q = &e->q;
-    switch (q->kind) {
-    case QK_MAXPOOL:
-        emit_pool_desc(e, &q->pool);
-        cg_emit(h, h->run, "    o2h_maxpool2d_%s(&%s, %s, %s, %d);\n", e->s8, e->id, X, Y, q->lo);
-        break;
-    case QK_GLOBAL_MAXPOOL:
-        cg_emit(h, h->run, "    o2h_global_maxpool_%s(%lld, %lld, %s, %s);\n", e->s8, (long long)q->nc,
-                (long long)q->hw, X, Y);
-        break;
-    case QK_AVGPOOL: {
-        emit_pool_desc(e, &q->pool);
-        const char *rq = requant(e, &q->rq);
-        cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", rq);
-        cg_emit(h, h->run, "        o2h_avgpool2d_%s(&%s, %d, &rq, %s, %s);\n    }\n", e->s8, e->id, q->x_zero, X, Y);
-        break;
-    }
-    default: {
-        const char *rq = requant(e, &q->rq);
-        cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", rq);
-        cg_emit(h, h->run, "        o2h_global_avgpool_%s(%lld, %lld, %d, &rq, %s, %s);\n    }\n", e->s8,
-                (long long)q->nc, (long long)q->hw, q->x_zero, X, Y);
-    }
-    }
+    cg_emit_pool_desc(e->h, e->id, &e->q.pool);
+    cg_emit(e->h, e->h->run, "    o2h_maxpool2d_%s(&%s, %s, %s, %d);\n", e->s8, e->id, X, Y, e->q.lo);
 }
 
-static void emit_eltwise(Emit *e, const char *X, const char *Y)
+static void emit_global_maxpool(Emit *e, const char *X, const char *Y)
+{
+    cg_emit(e->h, e->h->run, "    o2h_global_maxpool_%s(%lld, %lld, %s, %s);\n", e->s8, (long long)e->q.nc,
+            (long long)e->q.hw, X, Y);
+}
+
+static void emit_avgpool(Emit *e, const char *X, const char *Y)
+{
+    CgHost *h = e->h;
+    cg_emit_pool_desc(h, e->id, &e->q.pool);
+    cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", requant(e, &e->q.rq));
+    cg_emit(h, h->run, "        o2h_avgpool2d_%s(&%s, %d, &rq, %s, %s);\n    }\n", e->s8, e->id, e->q.x_zero, X, Y);
+}
+
+static void emit_global_avgpool(Emit *e, const char *X, const char *Y)
+{
+    CgHost *h = e->h;
+    cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", requant(e, &e->q.rq));
+    cg_emit(h, h->run, "        o2h_global_avgpool_%s(%lld, %lld, %d, &rq, %s, %s);\n    }\n", e->s8,
+            (long long)e->q.nc, (long long)e->q.hw, e->q.x_zero, X, Y);
+}
+
+/* Add (and Sub) and Mul of two integer tensors, broadcast */
+static void emit_binary(Emit *e, const char *X, const char *Y)
 {
     CgHost *h = e->h;
     const QuantLayer *q = &e->q;
@@ -181,11 +167,12 @@ static void emit_eltwise(Emit *e, const char *X, const char *Y)
             e->id, X, cg_ptr(h, q->x2), Y);
 }
 
-static void emit_concat(Emit *e, const char *Y)
+static void emit_concat(Emit *e, const char *X, const char *Y)
 {
     CgHost *h = e->h;
     const QuantLayer *q = &e->q;
     const char *rqs[IR_MAX_IO], *xs[IR_MAX_IO];
+    (void)X;
     for (int i = 0; i < q->n_in; i++) {
         rqs[i] = requant(e, &q->in_rq[i]);
         xs[i] = cg_ptr(h, q->in[i]);
@@ -205,38 +192,54 @@ static void emit_concat(Emit *e, const char *Y)
             q->n_in, e->id, (long long)q->outer, (long long)q->inner, e->id, Y);
 }
 
-static void emit_elementwise(Emit *e, const char *X, const char *Y)
+static void emit_quantize(Emit *e, const char *X, const char *Y)
+{
+    const QuantLayer *q = &e->q;
+    cg_emit(e->h, e->h->run, "    o2h_quantize_f32_%s(%s, %s, %lld, %s, %d, %d, %d);\n", e->s8, X, Y,
+            (long long)q->n, cg_float(e->h, q->scale), q->zero, q->lo, q->hi);
+}
+
+static void emit_dequantize(Emit *e, const char *X, const char *Y)
+{
+    const QuantLayer *q = &e->q;
+    cg_emit(e->h, e->h->run, "    o2h_dequantize_%s_f32(%s, %s, %lld, %s, %d);\n", e->s8, X, Y,
+            (long long)q->n, cg_float(e->h, q->scale), q->zero);
+}
+
+/* a table activation: 256 entries indexed by the input code */
+static void emit_lut(Emit *e, const char *X, const char *Y)
+{
+    size_t t = pack_add(&e->pack, e->q.lut, 256);
+    e->h->inplace[e->l] = 0;
+    cg_emit(e->h, e->h->run, "    o2h_lut_s8(%s, %s, %lld, %s);\n", X, Y, (long long)e->q.n, aux(e, t, "int8_t"));
+}
+
+/* element-wise requantization (Relu, Clip, Identity between scales) */
+static void emit_rescale(Emit *e, const char *X, const char *Y)
 {
     CgHost *h = e->h;
-    const QuantLayer *q = &e->q;
-    switch (q->kind) {
-    case QK_QUANTIZE:
-        cg_emit(h, h->run, "    o2h_quantize_f32_%s(%s, %s, %lld, %s, %d, %d, %d);\n", e->s8, X, Y, (long long)q->n,
-                cg_float(h, q->scale), q->zero, q->lo, q->hi);
-        break;
-    case QK_DEQUANTIZE:
-        cg_emit(h, h->run, "    o2h_dequantize_%s_f32(%s, %s, %lld, %s, %d);\n", e->s8, X, Y, (long long)q->n,
-                cg_float(h, q->scale), q->zero);
-        break;
-    case QK_LUT: {
-        size_t t = pack_add(&e->pack, q->lut, 256);
-        h->inplace[e->l] = 0;
-        cg_emit(h, h->run, "    o2h_lut_s8(%s, %s, %lld, %s);\n", X, Y, (long long)q->n, aux(e, t, "int8_t"));
-        break;
-    }
-    case QK_RESCALE: {
-        const char *rq = requant(e, &q->rq);
-        h->inplace[e->l] = 0;
-        cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", rq);
-        cg_emit(h, h->run, "        o2h_rescale_%s(%s, %s, %lld, %d, &rq);\n    }\n", e->s8, X, Y, (long long)q->n,
-                q->x_zero);
-        break;
-    }
-    default:
-        cg_emit(h, h->run, "    /* view: %s is %s */\n", h->g->tensors[q->y].name, h->g->tensors[q->x].name);
-        return;
-    }
+    h->inplace[e->l] = 0;
+    cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", requant(e, &e->q.rq));
+    cg_emit(h, h->run, "        o2h_rescale_%s(%s, %s, %lld, %d, &rq);\n    }\n", e->s8, X, Y, (long long)e->q.n,
+            e->q.x_zero);
 }
+
+static void emit_view(Emit *e, const char *X, const char *Y)
+{
+    (void)X, (void)Y;
+    cg_emit(e->h, e->h->run, "    /* view: %s is %s */\n", e->h->g->tensors[e->q.y].name,
+            e->h->g->tensors[e->q.x].name);
+}
+
+typedef void (*IntEmitter)(Emit *e, const char *X, const char *Y);
+
+static const IntEmitter int_emitters[] = {
+    [QK_QUANTIZE] = emit_quantize, [QK_DEQUANTIZE] = emit_dequantize, [QK_CONV] = emit_conv,
+    [QK_FC] = emit_fc, [QK_MAXPOOL] = emit_maxpool, [QK_AVGPOOL] = emit_avgpool,
+    [QK_GLOBAL_MAXPOOL] = emit_global_maxpool, [QK_GLOBAL_AVGPOOL] = emit_global_avgpool,
+    [QK_ADD] = emit_binary, [QK_MUL] = emit_binary, [QK_LUT] = emit_lut, [QK_RESCALE] = emit_rescale,
+    [QK_CONCAT] = emit_concat, [QK_VIEW] = emit_view,
+};
 
 /* ------------------------------------------------------- entry */
 
@@ -288,14 +291,11 @@ int cg_host_int_layer(CgHost *h, int l)
     e.ct = e.q.wide ? "int16_t" : "int8_t";
     emit_comment(h, l, &e.q);
     const char *X = cg_ptr(h, e.q.x), *Y = cg_ptr(h, e.q.y);
-    switch (e.q.kind) {
-    case QK_CONV: emit_conv(&e, X, Y); break;
-    case QK_FC: emit_fc(&e, X, Y); break;
-    case QK_MAXPOOL: case QK_AVGPOOL: case QK_GLOBAL_MAXPOOL: case QK_GLOBAL_AVGPOOL: emit_pool(&e, X, Y); break;
-    case QK_ADD: case QK_MUL: emit_eltwise(&e, X, Y); break;
-    case QK_CONCAT: emit_concat(&e, Y); break;
-    default: emit_elementwise(&e, X, Y); break;
+    if ((unsigned)e.q.kind >= sizeof int_emitters / sizeof int_emitters[0] || !int_emitters[e.q.kind]) {
+        cg_host_reject(h, l, "no integer kernel for this layer");
+        return -1;
     }
+    int_emitters[e.q.kind](&e, X, Y);
     if (e.q.kind != QK_VIEW)
         h->n_calls++;
     int rc = pack_commit(&e);
@@ -305,4 +305,12 @@ int cg_host_int_layer(CgHost *h, int l)
         return -1;
     }
     return 0;
+}
+
+/* QuantizeLinear / DequantizeLinear left in a float graph (a QDQ model
+ * compiled without its integer layers) */
+int cg_host_quant(CgHost *h, int l)
+{
+    cg_host_reject(h, l, "%s is not supported by the float host path yet", ir_op_name(h->g->layers[l].op));
+    return -1;
 }
