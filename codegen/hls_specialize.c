@@ -413,9 +413,16 @@ static void scan_view(Spec *s, CXTranslationUnit tu)
     CXCursor root = clang_getTranslationUnitCursor(tu);
     clang_visitChildren(root, visit_top, &x);
     merge_entities(s);
-    CXCursor *cur = xrealloc(NULL, (size_t)t.n * sizeof *cur);
-    clang_annotateTokens(tu, t.tok, t.n, cur);
+    /* annotate the token run as clang_tokenize gave it (libclang expects
+     * it whole), then keep the cursors of the tokens hc_tokens kept */
+    CXCursor *raw = xrealloc(NULL, ((size_t)t.n_raw + 1) * sizeof *raw);
+    CXCursor *cur = xrealloc(NULL, ((size_t)t.n + 1) * sizeof *cur);
+    clang_annotateTokens(tu, t.raw, t.n_raw, raw);
+    for (unsigned i = 0, k = 0; i < t.n_raw && k < t.n; i++)
+        if (clang_getTokenKind(t.raw[i]) != CXToken_Comment)
+            cur[k++] = raw[i];
     rename_ast_refs(s, &t, cur);
+    free(raw);
     free(cur);
     clang_visitChildren(root, visit_macros, &x);
     rename_pragmas(s, &t);
