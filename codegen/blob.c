@@ -23,6 +23,7 @@ void cg_blob_init(CgBlob *b)
 void cg_blob_free(CgBlob *b)
 {
     free(b->v);
+    free(b->by_tensor);
     memset(b, 0, sizeof *b);
 }
 
@@ -59,10 +60,25 @@ int cg_blob_add(CgBlob *b, const char *name, IrDType dt, int rank, const int64_t
 
 int cg_blob_find_tensor(const CgBlob *b, int t)
 {
-    for (int i = 0; i < b->n; i++)
-        if (b->v[i].tensor == t)
-            return i;
-    return -1;
+    return t >= 0 && t < b->n_by_tensor ? b->by_tensor[t] - 1 : -1;
+}
+
+/* Record entry e as tensor t's, so lookups stay O(1) on graphs with
+ * thousands of constants. */
+static int index_tensor(CgBlob *b, int t, int e)
+{
+    if (t >= b->n_by_tensor) {
+        int n = t + 1 > 2 * b->n_by_tensor ? t + 1 : 2 * b->n_by_tensor;
+        int *v = realloc(b->by_tensor, sizeof(int) * (size_t)n);
+        if (!v)
+            return -1;
+        memset(v + b->n_by_tensor, 0, sizeof(int) * (size_t)(n - b->n_by_tensor));
+        b->by_tensor = v;
+        b->n_by_tensor = n;
+    }
+    b->by_tensor[t] = e + 1;
+    b->v[e].tensor = t;
+    return e;
 }
 
 int cg_blob_add_tensor(CgBlob *b, IrGraph *g, int t)
@@ -78,9 +94,7 @@ int cg_blob_add_tensor(CgBlob *b, IrGraph *g, int t)
      * would double the compile time of a large model */
     const void *data = T->data ? T->data : T->src ? (const void *)T->src : ir_tensor_data(g, t);
     e = cg_blob_add(b, T->name, T->dtype, T->rank, T->dims, data, ir_tensor_nbytes(T));
-    if (e >= 0)
-        b->v[e].tensor = t;
-    return e;
+    return e >= 0 ? index_tensor(b, t, e) : -1;
 }
 
 static uint64_t hash_u64(uint64_t h, uint64_t v)

@@ -36,6 +36,8 @@ typedef struct {
     CgBlobEntry *v;
     int n, cap;
     uint64_t payload_size;   /* multiple of CG_BLOB_ALIGN */
+    int *by_tensor;          /* IR tensor -> entry + 1 (0: none), grown on demand */
+    int n_by_tensor;
 } CgBlob;
 
 void cg_blob_init(CgBlob *b);

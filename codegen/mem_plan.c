@@ -218,17 +218,61 @@ static int cmp_by_offset(const void *pa, const void *pb)
     return 0;
 }
 
+/* Placed buffers by time: bucket k lists those alive at some step in
+ * [k*BUCKET_STEPS, (k+1)*BUCKET_STEPS). A placement looks only at the
+ * buckets its own lifetime covers, so packing a deep graph costs about
+ * layers x width, not buffers squared. */
+#define BUCKET_STEPS 32
+
+typedef struct {
+    int **v;          /* per bucket: buffer indices */
+    int *n, *cap;
+    int n_buckets;
+    int *seen;        /* per buffer: stamp of the last query that took it */
+    int stamp;
+} Placed;
+
+static int bucket_of(const Placed *P, int step)
+{
+    int k = step < 0 ? 0 : step / BUCKET_STEPS;
+    return k < P->n_buckets ? k : P->n_buckets - 1;
+}
+
+static void placed_add(Placed *P, const CgBuffer *bufs, int i)
+{
+    for (int k = bucket_of(P, bufs[i].first); k <= bucket_of(P, bufs[i].last); k++) {
+        if (P->n[k] == P->cap[k]) {
+            P->cap[k] = P->cap[k] ? 2 * P->cap[k] : 8;
+            P->v[k] = realloc(P->v[k], sizeof(int) * (size_t)P->cap[k]);
+            if (!P->v[k])
+                abort();
+        }
+        P->v[k][P->n[k]++] = i;
+    }
+}
+
+/* The placed buffers alive together with b, into tmp; returns the count. */
+static int placed_overlapping(Placed *P, const CgBuffer *bufs, const CgBuffer *b, int *tmp)
+{
+    int n = 0;
+    P->stamp++;
+    for (int k = bucket_of(P, b->first); k <= bucket_of(P, b->last); k++)
+        for (int j = 0; j < P->n[k]; j++) {
+            int o = P->v[k][j];
+            if (P->seen[o] == P->stamp || bufs[o].size <= 0 || !lifetimes_overlap(b, &bufs[o]))
+                continue;
+            P->seen[o] = P->stamp;
+            tmp[n++] = o;
+        }
+    return n;
+}
+
 /* Offset for buffer i given the placed buffers: the smallest gap that
  * fits among those alive at the same time, else above all of them. */
-static int64_t best_fit(CgMemPlan *p, int i, const int *placed, int n_placed, int *tmp)
+static int64_t best_fit(CgMemPlan *p, int i, Placed *P, int *tmp)
 {
     const CgBuffer *b = &p->bufs[i];
-    int n = 0;
-    for (int j = 0; j < n_placed; j++) {
-        const CgBuffer *o = &p->bufs[placed[j]];
-        if (o->size > 0 && lifetimes_overlap(b, o))
-            tmp[n++] = placed[j];
-    }
+    int n = placed_overlapping(P, p->bufs, b, tmp);
     qsort(tmp, (size_t)n, sizeof *tmp, cmp_by_offset);
     int64_t cur = 0, best = -1, best_gap = INT64_MAX;
     for (int j = 0; j < n; j++) {
@@ -275,16 +319,27 @@ static int cmp_by_span(const void *pa, const void *pb)
 }
 
 /* Place the buffers of order[] in that order; returns the arena size. */
-static int64_t place_in_order(CgMemPlan *p, const int *order, int n, int *placed, int *tmp)
+static int64_t place_in_order(CgMemPlan *p, const int *order, int n, int *tmp)
 {
+    Placed P = {0};
+    P.n_buckets = p->n_layers / BUCKET_STEPS + 1;
+    P.v = calloc((size_t)P.n_buckets, sizeof *P.v);
+    P.n = calloc((size_t)P.n_buckets, sizeof *P.n);
+    P.cap = calloc((size_t)P.n_buckets, sizeof *P.cap);
+    P.seen = calloc((size_t)p->n_bufs + 1, sizeof *P.seen);
+    if (!P.v || !P.n || !P.cap || !P.seen)
+        abort();
     int64_t top = 0;
     for (int k = 0; k < n; k++) {
         CgBuffer *b = &p->bufs[order[k]];
-        b->offset = b->size > 0 ? best_fit(p, order[k], placed, k, tmp) : 0;
+        b->offset = b->size > 0 ? best_fit(p, order[k], &P, tmp) : 0;
         if (b->offset + b->size > top)
             top = b->offset + b->size;
-        placed[k] = order[k];
+        placed_add(&P, p->bufs, order[k]);
     }
+    for (int k = 0; k < P.n_buckets; k++)
+        free(P.v[k]);
+    free(P.v), free(P.n), free(P.cap), free(P.seen);
     return top;
 }
 
@@ -296,8 +351,7 @@ static void pack_arena(CgMemPlan *p)
     static int (*const orders[])(const void *, const void *) = {cmp_by_size, cmp_by_first, cmp_by_area,
                                                                 cmp_by_span};
     size_t cap = (size_t)p->n_bufs + 1;
-    int *order = malloc(sizeof(int) * cap), *placed = malloc(sizeof(int) * cap);
-    int *tmp = malloc(sizeof(int) * cap);
+    int *order = malloc(sizeof(int) * cap), *tmp = malloc(sizeof(int) * cap);
     int64_t *best = malloc(sizeof(int64_t) * cap);
     int n = 0;
     for (int i = 0; i < p->n_bufs; i++)
@@ -307,7 +361,7 @@ static void pack_arena(CgMemPlan *p)
     p->arena_bytes = -1;
     for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
         qsort(order, (size_t)n, sizeof *order, orders[o]);
-        int64_t top = place_in_order(p, order, n, placed, tmp);
+        int64_t top = place_in_order(p, order, n, tmp);
         if (p->arena_bytes < 0 || top < p->arena_bytes) {
             p->arena_bytes = top;
             for (int k = 0; k < n; k++)
@@ -319,25 +373,32 @@ static void pack_arena(CgMemPlan *p)
     if (p->arena_bytes < 0)
         p->arena_bytes = 0;
     free(order);
-    free(placed);
     free(tmp);
     free(best);
 }
 
+/* Most arena bytes live at one step: a sweep over lifetime ends. */
 static void live_bound(CgMemPlan *p)
 {
+    int64_t *delta = calloc((size_t)p->n_layers + 2, sizeof *delta);
+    if (!delta)
+        abort();
+    for (int i = 0; i < p->n_bufs; i++) {
+        const CgBuffer *b = &p->bufs[i];
+        int first = b->first < 0 ? 0 : b->first, last = b->last > p->n_layers ? p->n_layers : b->last;
+        if (b->store != CG_STORE_ARENA || first > last)
+            continue;
+        delta[first] += b->size;
+        delta[last + 1] -= b->size;
+    }
+    int64_t live = 0;
     for (int s = 0; s <= p->n_layers; s++) {
-        int64_t live = 0;
-        for (int i = 0; i < p->n_bufs; i++) {
-            const CgBuffer *b = &p->bufs[i];
-            if (b->store == CG_STORE_ARENA && b->first <= s && s <= b->last)
-                live += b->size;
-        }
+        live += delta[s];
         if (live > p->live_bytes)
             p->live_bytes = live;
     }
+    free(delta);
 }
-
 static int check_shapes(const IrGraph *g, const int *first, const int *last, IrDiag *d)
 {
     int bad = 0;

@@ -436,7 +436,7 @@ int fe_fold(FeCtx *c, FeNode *n)
     }
     if (r != 1) {
         /* drop the scratch tensor: it is the last one and unnamed in the map */
-        c->g->n_tensors = t;
+        ir_tensor_drop_last(c->g);
         return r;
     }
     fe_map_put(&c->names, c->g->tensors[t].name, t);

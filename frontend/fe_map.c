@@ -1,7 +1,8 @@
 /* fe_map.c - string -> int hash map for tensor names during import.
  *
- * Why: ir_tensor_find() is a linear scan, fine for passes but quadratic over
- * the thousands of names a real model resolves at import. Open addressing
+ * Why: import resolves thousands of ONNX names to more than tensors (node
+ * outputs to the nodes producing them, too), and a scan would make it
+ * quadratic. Open addressing
  * with FNV-1a; keys are borrowed (arena or protobuf strings that outlive the
  * map). The arrays come from the graph's arena, so running out of memory is
  * handled in one place (ir_alloc) and nothing needs freeing on error paths;

@@ -194,6 +194,68 @@ size_t ir_tensor_nbytes(const IrTensor *t)
     return n < 0 ? 0 : (size_t)n * ir_dtype_size(t->dtype);
 }
 
+/* ------------------------------------------------------ name index */
+
+/* Tensor names hashed to indices (open addressing, slot = index + 1, 0
+ * free), built on the first ir_tensor_find and kept by ir_tensor_add; a
+ * compaction or a dropped tensor frees it and the next lookup rebuilds it.
+ * Passes look names up for every constant they make, so a linear scan
+ * would make a deep graph quadratic. */
+struct IrNameIndex {
+    int *slot;
+    size_t cap;     /* power of two, at least 2x the tensors */
+};
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static void index_put(IrNameIndex *x, const IrGraph *g, int t)
+{
+    size_t i = name_hash(g->tensors[t].name) & (x->cap - 1);
+    while (x->slot[i] && strcmp(g->tensors[x->slot[i] - 1].name, g->tensors[t].name))
+        i = (i + 1) & (x->cap - 1);
+    x->slot[i] = t + 1;   /* a later tensor of the same name wins, as the scan did */
+}
+
+static void index_drop(IrGraph *g)
+{
+    if (g->names) {
+        free(g->names->slot);
+        free(g->names);
+        g->names = NULL;
+    }
+}
+
+static void index_build(IrGraph *g)
+{
+    size_t cap = 64;
+    while (cap < 2 * (size_t)g->n_tensors + 2)
+        cap *= 2;
+    g->names = xmalloc(sizeof *g->names);
+    g->names->cap = cap;
+    g->names->slot = calloc(cap, sizeof(int));
+    if (!g->names->slot)
+        xmalloc(SIZE_MAX);
+    for (int t = 0; t < g->n_tensors; t++)
+        index_put(g->names, g, t);
+}
+
+/* after ir_tensor_add: keep the index, or drop it when it is full */
+static void index_added(IrGraph *g, int t)
+{
+    if (!g->names)
+        return;
+    if (2 * (size_t)g->n_tensors + 2 > g->names->cap)
+        index_drop(g);
+    else
+        index_put(g->names, g, t);
+}
+
 IrGraph *ir_graph_new(const char *path)
 {
     IrGraph *g = xmalloc(sizeof *g);
@@ -214,6 +276,8 @@ void ir_graph_free(IrGraph *g)
         c = n;
     }
     free(g->arena);
+    index_drop(g);
+    ir_uses_drop(g);
     free(g->tensors);
     free(g->layers);
     if (g->mapping)
@@ -238,18 +302,29 @@ int ir_tensor_add(IrGraph *g, const char *name, IrDType dt, int rank, const int6
         t->dims[i] = dims ? dims[i] : -1;
     t->producer = -1;
     t->kind = IR_T_ACT;
-    return g->n_tensors++;
+    g->n_tensors++;
+    index_added(g, g->n_tensors - 1);
+    return g->n_tensors - 1;
 }
 
-int ir_tensor_find(const IrGraph *g, const char *name)
+int ir_tensor_find(const IrGraph *cg, const char *name)
 {
-    /* Linear scan from the end: recent tensors are looked up most. Graphs
-     * have at most a few thousand tensors, and the frontend keeps its own
-     * hash map for the bulk of its lookups. */
-    for (int i = g->n_tensors - 1; i >= 0; i--)
-        if (strcmp(g->tensors[i].name, name) == 0)
-            return i;
+    IrGraph *g = (IrGraph *)cg;   /* the index is a cache, not part of the graph's value */
+    if (!g->names)
+        index_build(g);
+    const IrNameIndex *x = g->names;
+    for (size_t i = name_hash(name) & (x->cap - 1); x->slot[i]; i = (i + 1) & (x->cap - 1))
+        if (!strcmp(g->tensors[x->slot[i] - 1].name, name))
+            return x->slot[i] - 1;
     return -1;
+}
+
+void ir_tensor_drop_last(IrGraph *g)
+{
+    if (g->n_tensors > 0) {
+        g->n_tensors--;
+        index_drop(g);
+    }
 }
 
 int ir_const_add(IrGraph *g, const char *name, IrDType dt, int rank, const int64_t *dims, void **data_out)
@@ -305,21 +380,6 @@ int ir_layer_add(IrGraph *g, IrOp op, const char *name)
     return idx;
 }
 
-int ir_tensor_uses(const IrGraph *g, int t)
-{
-    int n = g->tensors[t].is_output ? 1 : 0;
-    for (int l = 0; l < g->n_layers; l++) {
-        const IrLayer *L = &g->layers[l];
-        if (L->dead)
-            continue;
-        for (int i = 0; i < L->n_in; i++)
-            n += L->in[i] == t;
-        n += L->residual == t;
-        n += L->act_slope == t;
-    }
-    return n;
-}
-
 static int remap(const int *map, int t)
 {
     return t < 0 ? t : map[t];
@@ -371,6 +431,8 @@ void ir_graph_compact(IrGraph *g)
         g->tensors[nt++] = g->tensors[t];
     }
     g->n_tensors = nt;
+    index_drop(g);
+    ir_uses_drop(g);
     for (int t = 0; t < nt; t++)
         if (g->tensors[t].producer >= 0)
             g->tensors[t].producer = lmap[g->tensors[t].producer];

@@ -292,6 +292,8 @@ typedef struct {
 /* -------------------------------------------------------------- graph */
 
 typedef struct IrArena IrArena;
+typedef struct IrNameIndex IrNameIndex;
+typedef struct IrUseIndex IrUseIndex;
 
 typedef struct {
     const char *path;        /* model file, for messages */
@@ -309,6 +311,8 @@ typedef struct {
     int n_outputs;
     void *mapping;           /* the mapped model file backing IrTensor.src, or NULL */
     size_t mapping_len;
+    IrNameIndex *names;      /* ir_tensor_find's hash of tensor names (a cache) */
+    IrUseIndex *uses;        /* consumers per tensor (ir/uses.c, a cache) */
 } IrGraph;
 
 IrGraph *ir_graph_new(const char *path);
@@ -321,7 +325,9 @@ char *ir_sprintf(IrGraph *g, const char *fmt, ...) __attribute__((format(printf,
 /* Add a tensor; returns its index. name must be unique (caller checks with
  * ir_tensor_find). */
 int ir_tensor_add(IrGraph *g, const char *name, IrDType dt, int rank, const int64_t *dims);
-int ir_tensor_find(const IrGraph *g, const char *name);  /* -1 if absent */
+int ir_tensor_find(const IrGraph *g, const char *name);  /* -1 if absent; hashed */
+/* Forget the last tensor added (a scratch tensor nothing refers to yet). */
+void ir_tensor_drop_last(IrGraph *g);
 /* A new constant owning a zeroed aligned buffer of numel*size bytes. */
 int ir_const_add(IrGraph *g, const char *name, IrDType dt, int rank, const int64_t *dims, void **data_out);
 /* Aligned data of a constant (materialized from src on first use), NULL for non-constants. */
@@ -329,8 +335,26 @@ void *ir_tensor_data(IrGraph *g, int t);
 
 /* Add a layer at the end; returns its index. */
 int ir_layer_add(IrGraph *g, IrOp op, const char *name);
-/* Number of consumers of tensor t among live layers (+1 if a graph output). */
+/* Readers of tensors (ir/uses.c), answered from an index kept on the graph:
+ * linear in the graph over a whole pass, however many questions it asks.
+ * Number of uses of tensor t by live layers (in[], residual, act_slope;
+ * +1 if a graph output). */
 int ir_tensor_uses(const IrGraph *g, int t);
+/* The live layers reading t, ascending, up to max into out; returns their
+ * count (may exceed max); *uses (may be NULL) the reads, as above without
+ * the graph output. */
+int ir_tensor_consumers(const IrGraph *g, int t, int *out, int max, int *uses);
+/* *slot (a use slot of layer l: in[i], residual or act_slope) = t. Passes
+ * that point an existing layer at an existing tensor must go through here
+ * so the index sees the new reader; new layers and tensors need not. */
+void ir_set_use(IrGraph *g, int l, int *slot, int t);
+/* Forget the index (after reordering layers; compaction does it). */
+void ir_uses_drop(IrGraph *g);
+/* ir_tensor_uses of every tensor at once, in one sweep (O(layers)): a
+ * malloc'd array of n_tensors counts the caller frees. A pass that kills
+ * layer l while it walks keeps the counts true with ir_use_counts_drop. */
+int *ir_use_counts(const IrGraph *g);
+void ir_use_counts_drop(const IrGraph *g, int l, int *uses);
 /* Remove dead layers and unreferenced tensors, renumbering indices. */
 void ir_graph_compact(IrGraph *g);
 

@@ -158,7 +158,7 @@ static int rewrite(IrGraph *g, int r)
     int set[MAX_PATTERN];
     int n = pattern_layers(g, r, x, set);
     R->op = IR_OP_HARD_SWISH;
-    R->in[0] = x;
+    ir_set_use(g, r, &R->in[0], x);
     R->in[1] = -1;
     R->n_in = 1;
     R->attr.act = (IrAct){.kind = IR_ACT_HARD_SWISH};

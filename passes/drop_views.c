@@ -40,7 +40,7 @@ static int skip_inner_view(IrGraph *g, int l)
     int src = g->layers[p].in[0];
     if (!pass_tensor_ok(g, src) || ir_tensor_numel(&g->tensors[src]) != ir_tensor_numel(&g->tensors[L->out[0]]))
         return 0;
-    L->in[0] = src;
+    ir_set_use(g, l, &L->in[0], src);
     pass_merge_origin(g, l, p);
     if (ir_tensor_uses(g, g->layers[p].out[0]) == 0)
         pass_kill(g, p);

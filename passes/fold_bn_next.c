@@ -77,7 +77,7 @@ static void fold_into(IrGraph *g, int l, int x, const double *s, const double *t
             }
         nb[f] = (float)acc;
     }
-    L->in[0] = x;
+    ir_set_use(g, l, &L->in[0], x);
     L->in[1] = tw;
     L->in[2] = tb;
     L->n_in = 3;

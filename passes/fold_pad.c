@@ -94,7 +94,7 @@ static int fold_one(IrGraph *g, int p)
     for (int i = 0; i < nc; i++) {
         IrLayer *C = &g->layers[cons[i]];
         add_pads(C, &P->attr.pad, nsp);
-        C->in[0] = P->in[0];
+        ir_set_use(g, cons[i], &C->in[0], P->in[0]);
         pass_merge_origin(g, cons[i], p);
     }
     pass_kill(g, p);

@@ -84,7 +84,7 @@ static int fuse_unary(IrGraph *g, int a)
     P->act.kind = kind;
     if (kind == IR_ACT_PRELU) {
         P->act.alpha = P->act.beta = 0;
-        P->act_slope = A->in[1];
+        ir_set_use(g, p, &P->act_slope, A->in[1]);
     }
     pass_set_output(g, p, 0, A->out[0]);
     pass_merge_origin(g, p, a);

@@ -56,7 +56,7 @@ static int fuse_one(IrGraph *g, int m)
         return 0;
     M->op = IR_OP_GEMM;
     M->attr.gemm = (IrGemmAttr){.trans_a = false, .trans_b = false, .alpha = 1.0f, .beta = 1.0f};
-    M->in[2] = b;
+    ir_set_use(g, m, &M->in[2], b);
     M->n_in = 3;
     pass_set_output(g, m, 0, A->out[0]);
     pass_merge_origin(g, m, a);

@@ -53,9 +53,9 @@ static int fuse_one(IrGraph *g, int a)
     if (!host_ok(g, p, A->in[k], a) || !ready_before(g, r, p))
         return 0;
     IrLayer *P = &g->layers[p];
-    P->residual = r;
+    ir_set_use(g, p, &P->residual, r);
     P->act = A->act;
-    P->act_slope = A->act_slope;
+    ir_set_use(g, p, &P->act_slope, A->act_slope);
     pass_set_output(g, p, 0, y);
     pass_merge_origin(g, p, a);
     pass_kill(g, a);

@@ -6,6 +6,7 @@
 #include "pass_util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- queries */
@@ -48,42 +49,17 @@ int pass_const_scalar(IrGraph *g, int t, float *v)
     return 1;
 }
 
-static int layer_uses(const IrLayer *L, int t)
-{
-    int n = 0;
-    for (int i = 0; i < L->n_in; i++)
-        n += L->in[i] == t;
-    return n + (L->residual == t) + (L->act_slope == t);
-}
-
 int pass_sole_consumer(const IrGraph *g, int t)
 {
     if (!pass_tensor_ok(g, t) || pass_is_graph_output(g, t))
         return -1;
-    int found = -1, uses = 0;
-    for (int l = 0; l < g->n_layers; l++) {
-        if (g->layers[l].dead)
-            continue;
-        int u = layer_uses(&g->layers[l], t);
-        if (u) {
-            found = l;
-            uses += u;
-        }
-    }
-    return uses == 1 ? found : -1;
+    int l, uses;
+    return ir_tensor_consumers(g, t, &l, 1, &uses) == 1 && uses == 1 ? l : -1;
 }
 
 int pass_consumers(const IrGraph *g, int t, int *out, int max)
 {
-    int n = 0;
-    for (int l = 0; l < g->n_layers; l++) {
-        if (g->layers[l].dead || !layer_uses(&g->layers[l], t))
-            continue;
-        if (n < max)
-            out[n] = l;
-        n++;
-    }
-    return n;
+    return ir_tensor_consumers(g, t, out, max, NULL);
 }
 
 int pass_producer(const IrGraph *g, int t)
@@ -143,18 +119,26 @@ int pass_new_const_f32(IrGraph *g, const char *base, const char *suffix, int ran
 
 void pass_replace_uses(IrGraph *g, int from, int to)
 {
-    for (int l = 0; l < g->n_layers; l++) {
-        IrLayer *L = &g->layers[l];
-        if (L->dead)
-            continue;
-        for (int i = 0; i < L->n_in; i++)
-            if (L->in[i] == from)
-                L->in[i] = to;
-        if (L->residual == from)
-            L->residual = to;
-        if (L->act_slope == from)
-            L->act_slope = to;
-    }
+    int n = ir_tensor_consumers(g, from, NULL, 0, NULL);
+    int *ls = malloc(sizeof(int) * (size_t)(n + 1));
+    if (!ls)
+        abort();
+    ir_tensor_consumers(g, from, ls, n, NULL);
+    for (int k = 0; k < n; k++)
+        pass_rewire(g, ls[k], from, to);
+    free(ls);
+}
+
+void pass_rewire(IrGraph *g, int l, int from, int to)
+{
+    IrLayer *L = &g->layers[l];
+    for (int i = 0; i < L->n_in; i++)
+        if (L->in[i] == from)
+            ir_set_use(g, l, &L->in[i], to);
+    if (L->residual == from)
+        ir_set_use(g, l, &L->residual, to);
+    if (L->act_slope == from)
+        ir_set_use(g, l, &L->act_slope, to);
 }
 
 void pass_set_output(IrGraph *g, int l, int k, int t)

@@ -49,6 +49,8 @@ int pass_new_const_f32(IrGraph *g, const char *base, const char *suffix, int ran
 /* Point every use of tensor from (in[], residual, act_slope of live layers)
  * at tensor to. */
 void pass_replace_uses(IrGraph *g, int from, int to);
+/* The same for the uses in layer l only. */
+void pass_rewire(IrGraph *g, int l, int from, int to);
 /* Layer l now writes tensor t as its output slot k. */
 void pass_set_output(IrGraph *g, int l, int k, int t);
 /* Mark l dead (its outputs lose their producer link only at compaction). */

@@ -104,10 +104,10 @@ static int import_const_dq(IrGraph *g, int l)
             if (C->in[i] != y)
                 continue;
             if (weight_slot(C, i) && sym) {
-                C->in[i] = ci;
+                ir_set_use(g, k, &C->in[i], ci);
             } else {
                 fcopy = fcopy < 0 ? quant_dequantized_const(g, c) : fcopy;
-                C->in[i] = fcopy;
+                ir_set_use(g, k, &C->in[i], fcopy);
             }
         }
         if (C->residual == y || C->act_slope == y) {

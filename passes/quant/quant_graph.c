@@ -7,6 +7,7 @@
  * activation layers in the middle of the graph, so it appends them and
  * restores a topological order once, here. */
 #include "quant_internal.h"
+#include "passes/pass_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,7 @@ int pass_quant_toposort(IrGraph *g)
         for (int t = 0; t < g->n_tensors; t++)
             if (g->tensors[t].producer >= 0 && g->tensors[t].producer < n)
                 g->tensors[t].producer = newidx[g->tensors[t].producer];
+        ir_uses_drop(g);   /* layer indices changed */
     }
     free(placed), free(order), free(newidx), free(copy);
     return rc;
@@ -136,14 +138,7 @@ int quant_new_layer(IrGraph *g, IrOp op, const char *name, int x, int y)
 
 void quant_replace_input(IrGraph *g, int l, int from, int to)
 {
-    IrLayer *L = &g->layers[l];
-    for (int i = 0; i < L->n_in; i++)
-        if (L->in[i] == from)
-            L->in[i] = to;
-    if (L->residual == from)
-        L->residual = to;
-    if (L->act_slope == from)
-        L->act_slope = to;
+    pass_rewire(g, l, from, to);
 }
 
 bool quant_layer_reads(const IrLayer *L, int t)

@@ -478,9 +478,11 @@ static int convert_int_layer(Quantizer *z, int l)
     IrLayer *L = &g->layers[l];
     if (L->op == IR_OP_QUANTIZE_LINEAR || L->op == IR_OP_DEQUANTIZE_LINEAR)
         return 0;
-    for (int i = 0; i < L->n_in; i++)
-        if (activation(g, L->in[i]))
-            L->in[i] = int_input(z, l, L->in[i]);
+    for (int i = 0; i < g->layers[l].n_in; i++)
+        if (activation(g, g->layers[l].in[i])) {
+            int q = int_input(z, l, g->layers[l].in[i]);   /* may add layers (moving g->layers) */
+            ir_set_use(g, l, &g->layers[l].in[i], q);
+        }
     L = &g->layers[l];
     int y = L->out[0];
     if (is_follower(L->op))
@@ -525,9 +527,11 @@ static void float_weights(Quantizer *z)
             continue;
         for (int i = 1; i < g->layers[l].n_in; i++) {
             int t = g->layers[l].in[i];
-            if (t >= 0 && g->tensors[t].kind == IR_T_CONST && g->tensors[t].dtype != IR_DT_FLOAT &&
-                g->tensors[t].quant)
-                g->layers[l].in[i] = quant_dequantized_const(g, t);
+            if (t < 0 || g->tensors[t].kind != IR_T_CONST || g->tensors[t].dtype == IR_DT_FLOAT ||
+                !g->tensors[t].quant)
+                continue;
+            int q = quant_dequantized_const(g, t);
+            ir_set_use(g, l, &g->layers[l].in[i], q);
         }
     }
 }

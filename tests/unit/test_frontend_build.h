@@ -16,7 +16,9 @@
 #include "frontend/frontend.h"
 #include "onnx.pb-c.h"
 
+#ifndef MB_CAP
 #define MB_CAP 64
+#endif
 
 typedef struct {
     void **allocs;

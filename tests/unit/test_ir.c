@@ -169,6 +169,58 @@ static void test_verify_and_compact(void)
     ir_graph_free(g);
 }
 
+/* The consumer index answers like a scan through rewires, new layers,
+ * new tensors, deaths and compaction. */
+static void test_uses(void)
+{
+    IrGraph *g = small_net();  /* stem: x -> a; dw: a -> b; pw: b -> c */
+    int a = ir_tensor_find(g, "a"), b = ir_tensor_find(g, "b"), c = ir_tensor_find(g, "c");
+    int cons[4], uses;
+    CHECK_EQ_INT(ir_tensor_uses(g, a), 1);           /* builds the index */
+    CHECK_EQ_INT(ir_tensor_uses(g, c), 1);           /* the graph output */
+    /* an older layer pointed at an older tensor, through ir_set_use */
+    ir_set_use(g, 2, &g->layers[2].in[0], a);
+    CHECK_EQ_INT(ir_tensor_consumers(g, a, cons, 4, &uses), 2);
+    CHECK(cons[0] == 1 && cons[1] == 2 && uses == 2);
+    CHECK_EQ_INT(ir_tensor_uses(g, b), 0);           /* the stale entry is filtered */
+    /* a new layer reading a, and a new tensor read by an old layer */
+    int64_t d[4] = {1, 8, 4, 4};
+    int n = ir_tensor_add(g, "n", IR_DT_FLOAT, 4, d);
+    int l = ir_layer_add(g, IR_OP_RELU, "late");
+    g->layers[l].n_in = 2, g->layers[l].in[0] = a, g->layers[l].in[1] = a;
+    g->layers[l].n_out = 1, g->layers[l].out[0] = n, g->tensors[n].producer = l;
+    g->layers[1].residual = n;
+    CHECK_EQ_INT(ir_tensor_consumers(g, a, cons, 4, &uses), 3);
+    CHECK(cons[2] == l && uses == 4);
+    CHECK_EQ_INT(ir_tensor_uses(g, n), 1);
+    CHECK_EQ_INT(ir_tensor_consumers(g, a, cons, 1, NULL), 3);   /* count beyond max */
+    CHECK_EQ_INT(cons[0], 1);
+    g->layers[1].dead = true;
+    CHECK_EQ_INT(ir_tensor_uses(g, a), 3);
+    CHECK_EQ_INT(ir_tensor_uses(g, -1), 0);
+    CHECK_EQ_INT(ir_tensor_uses(g, g->n_tensors), 0);
+    ir_graph_compact(g);
+    a = ir_tensor_find(g, "a");
+    CHECK_EQ_INT(ir_tensor_uses(g, a), 3);
+    CHECK_EQ_INT(ir_tensor_find(g, "b"), -1);        /* b went with dw */
+    /* the name index grows past its first table and forgets dropped names */
+    char nm[32];
+    for (int i = 0; i < 200; i++) {
+        snprintf(nm, sizeof nm, "extra%d", i);
+        CHECK_EQ_INT(ir_tensor_add(g, nm, IR_DT_FLOAT, 4, d), ir_tensor_find(g, nm));
+    }
+    CHECK_EQ_INT(ir_tensor_find(g, "extra0") + 199, ir_tensor_find(g, "extra199"));
+    ir_tensor_drop_last(g);
+    CHECK_EQ_INT(ir_tensor_find(g, "extra199"), -1);
+    CHECK(ir_tensor_find(g, "extra198") >= 0);
+    int *counts = ir_use_counts(g);
+    CHECK_EQ_INT(counts[a], 3);
+    ir_use_counts_drop(g, g->tensors[ir_tensor_find(g, "n")].producer, counts);
+    CHECK_EQ_INT(counts[a], 1);
+    free(counts);
+    ir_graph_free(g);
+}
+
 static void test_diag(void)
 {
     IrDiag d;
@@ -215,6 +267,7 @@ int main(void)
     test_tensors();
     test_stats();
     test_verify_and_compact();
+    test_uses();
     test_diag();
     test_print();
     return check_done();
