@@ -1,8 +1,10 @@
 /* hls_specialize.c - HLS template specializer on libclang (see
- * hls_specialize.h for the rules). Each view (C simulation, synthesis) is
- * parsed once; from it come the O2H_P_ definitions and the byte offsets of
- * the identifiers to prefix. The two views' offsets are merged, the edits
- * applied in one pass, and the result re-parsed in memory. */
+ * hls_specialize.h for the rules). The template is parsed in each view (C
+ * simulation, synthesis) for its O2H_P_ definitions; the request's values
+ * are put in, and that text is parsed again in each view for the byte
+ * offsets of the identifiers to prefix (so code under `#if` on a parameter
+ * is seen as the instance compiles it). The two views' offsets are merged,
+ * the renames applied in one pass, and the result re-parsed in memory. */
 #include "hls_specialize.h"
 
 #include "hls_clang.h"
@@ -403,7 +405,8 @@ static void view_reset(Spec *s)
     s->n_ent = s->n_fns = s->n_names = 0;
 }
 
-static void scan_view(Spec *s, CXTranslationUnit tu)
+/* O2H_P_ definitions, and with `renames` the identifiers to prefix */
+static void scan_view(Spec *s, CXTranslationUnit tu, bool renames)
 {
     HcTokens t;
     s->main = clang_getFile(tu, s->rq->template_path);
@@ -412,6 +415,11 @@ static void scan_view(Spec *s, CXTranslationUnit tu)
     TopCtx x = {s, &t};
     CXCursor root = clang_getTranslationUnitCursor(tu);
     clang_visitChildren(root, visit_top, &x);
+    if (!renames) {
+        hc_tokens_free(&t);
+        view_reset(s);
+        return;
+    }
     merge_entities(s);
     /* annotate the token run as clang_tokenize gave it (libclang expects
      * it whole), then keep the cursors of the tokens hc_tokens kept */
@@ -430,25 +438,31 @@ static void scan_view(Spec *s, CXTranslationUnit tu)
     view_reset(s);
 }
 
-/* Parse the template in one view and scan it; -1 (error recorded) if it does not parse. */
-static int parse_view(Spec *s, CXIndex idx, bool synthesis)
+/* Parse one view and scan it: the template as written (text NULL: its
+ * parameters), or with the request's values in (the renames). -1 (error
+ * recorded) if it does not parse. */
+static int parse_view(Spec *s, CXIndex idx, const char *text, size_t len, bool synthesis)
 {
     HcArgv a;
     hc_argv_build(&a, s->rq->include_dirs, s->rq->n_include_dirs, s->rq->defines, s->rq->n_defines, synthesis);
     char *why = NULL;
-    CXTranslationUnit tu = hc_parse(idx, s->rq->template_path, &a, NULL, 0, true, &why);
+    CXTranslationUnit tu = hc_parse(idx, s->rq->template_path, &a, text, len, true, &why);
     hc_argv_free(&a);
     char *diags = tu ? hc_diagnostics(tu, CXDiagnostic_Error) : NULL;
     if (!tu || diags) {
-        SPEC_ERR(s, "the template does not parse%s: %s", synthesis ? " with __SYNTHESIS__" : "",
-                 diags ? diags : why);
+        if (text)
+            SPEC_ERR(s, "the specialized %s does not compile cleanly%s: %s", s->rq->prefix,
+                     synthesis ? " with __SYNTHESIS__" : "", diags ? diags : why);
+        else
+            SPEC_ERR(s, "the template does not parse%s: %s", synthesis ? " with __SYNTHESIS__" : "",
+                     diags ? diags : why);
         free(why);
         free(diags);
         if (tu)
             clang_disposeTranslationUnit(tu);
         return -1;
     }
-    scan_view(s, tu);
+    scan_view(s, tu, text != NULL);
     clang_disposeTranslationUnit(tu);
     return 0;
 }
@@ -538,8 +552,8 @@ static bool in_value(const Spec *s, unsigned off)
     return false;
 }
 
-/* Value replacements and renames (outside values), sorted by offset. */
-static Edit *collect_edits(const Spec *s, const char *pfx, int *n)
+/* Value replacements, sorted by offset. */
+static Edit *value_edits(const Spec *s, int *n)
 {
     Edit *e = NULL;
     *n = 0;
@@ -549,6 +563,16 @@ static Edit *collect_edits(const Spec *s, const char *pfx, int *n)
         Edit x = {p->val_off, p->val_end - p->val_off, v, strlen(v), p->val_off == p->name_end};
         PUSH(e, *n, x);
     }
+    if (*n > 1)
+        qsort(e, (size_t)*n, sizeof *e, cmp_edit);
+    return e;
+}
+
+/* Renames outside the (already replaced) values, sorted by offset. */
+static Edit *rename_edits(const Spec *s, const char *pfx, int *n)
+{
+    Edit *e = NULL;
+    *n = 0;
     if (s->n_ren > 1)
         qsort(s->ren, (size_t)s->n_ren, sizeof *s->ren, cmp_unsigned);
     for (int i = 0; i < s->n_ren; i++)
@@ -635,24 +659,44 @@ static void spec_free(Spec *s)
     view_reset(s);
 }
 
-static char *specialize(Spec *s, CXIndex idx)
+/* the template with the request's values in place of the defaults */
+static char *put_values(Spec *s, size_t *out_len)
 {
-    if (parse_view(s, idx, false) || parse_view(s, idx, true))
-        return NULL;
-    check_template_params(s);
-    check_request_params(s);
-    if (s->d->n_errors)
-        return NULL;
-    size_t len, out_len;
+    size_t len;
     char *text = read_file(s->rq->template_path, &len);
     if (!text) {
         SPEC_ERR(s, "cannot read the template %s", s->rq->template_path);
         return NULL;
     }
+    int n;
+    Edit *e = value_edits(s, &n);
+    char *out = apply_edits(text, len, e, n, out_len);
+    free(e);
+    free(text);
+    return out;
+}
+
+static char *specialize(Spec *s, CXIndex idx)
+{
+    if (parse_view(s, idx, NULL, 0, false) || parse_view(s, idx, NULL, 0, true))
+        return NULL;
+    check_template_params(s);
+    check_request_params(s);
+    size_t len, out_len;
+    char *text = s->d->n_errors ? NULL : put_values(s, &len);
+    if (!text)
+        return NULL;
+    for (int i = 0; i < s->n_defs; i++)    /* the renames come from the instance's own text */
+        free(s->defs[i].name);
+    s->n_defs = 0;
+    if (parse_view(s, idx, text, len, false) || parse_view(s, idx, text, len, true)) {
+        free(text);
+        return NULL;
+    }
     char pfx[256];
     snprintf(pfx, sizeof pfx, "%s_", s->rq->prefix);
     int n;
-    Edit *e = collect_edits(s, pfx, &n);
+    Edit *e = rename_edits(s, pfx, &n);
     char *out = apply_edits(text, len, e, n, &out_len);
     free(e);
     free(text);

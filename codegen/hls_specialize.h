@@ -40,8 +40,11 @@
  *     renamed unless the enclosing function declares a parameter or local of
  *     that name. O2H_P_ values are replaced whole: the request's values are
  *     inserted verbatim and are never renamed (a value that names a template
- *     symbol must spell it with the prefix). Code in `#if` branches that
- *     neither parse sees (`#if 0`) is left as is.
+ *     symbol must spell it with the prefix). The names are found in T with
+ *     the request's values in place (parsed again, both views), so code
+ *     under `#if` on a parameter is renamed as the instance compiles it;
+ *     code in `#if` branches that neither view of the instance compiles
+ *     (`#if 0`, the branch its values leave out) is left as is.
  *  4. All edits are applied by byte offset in one forward pass over the
  *     template into a new buffer (linear in the output size, so a ROM
  *     initializer of a million numbers costs a memcpy).

@@ -7,7 +7,8 @@
  * names stay; each parameter mistake reported with template and engine; a
  * value that breaks the C caught by the re-parse; two instances of one
  * template compiled and linked into one program with the system compiler;
- * a 1 MB value. */
+ * a 1 MB value; declarations under `#if` on a parameter renamed in the
+ * branch the values select. */
 #include "check.h"
 #include "codegen/hls_specialize.h"
 
@@ -187,6 +188,25 @@ static void test_long_value(void)
     free(rom);
 }
 
+/* The branch the request's values select is renamed, though the default
+ * values select the other one. */
+static void test_param_if(void)
+{
+    const CgHlsParam p[] = {{"O2H_P_WIDE", "1"}};
+    CgHlsSpecRequest rq = {DATA "/param_if.c", NULL, 0, NULL, 0, p, 1, "q", "stage 1 (Add_1)"};
+    IrDiag d;
+    char *out = run(&rq, &d);
+    CHECK(out != NULL);
+    if (out) {
+        CHECK(strstr(out, "int32_t q_param_if_run(const int8_t in[4], const int8_t extra[4])") != NULL);
+        CHECK(strstr(out, "q_param_if_count += 2;") != NULL);
+        CHECK(strstr(out, "return q_twice(in[0]) + extra[0];") != NULL);
+        CHECK(strstr(out, "int32_t param_if_run(const int8_t in[4])\n") != NULL);  /* the branch left out */
+    }
+    free(out);
+    diag_free(&d);
+}
+
 int main(void)
 {
     test_golden();
@@ -194,5 +214,6 @@ int main(void)
     test_reparse_errors();
     test_two_instances();
     test_long_value();
+    test_param_if();
     return check_done();
 }
