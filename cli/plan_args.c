@@ -27,6 +27,8 @@ void cli_plan_usage(FILE *f)
                "  --clock          accelerator clock in MHz; default: the board's usual clock\n"
                "  --bandwidth      DRAM bandwidth in GB/s; default: the board's\n"
                "  --split          force the hybrid's split (number of SESL units)\n"
+               "  --objective      throughput, latency or balanced (default: the best throughput\n"
+               "                   whose latency is no worse than SEML-only's)\n"
                "  --resource-frac  share of DSP/BRAM/URAM/LUT the plan may use (default 0.9)\n"
                "  --mem-budget     on-chip KiB for the memory analysis (default: the device's)\n");
 }
@@ -61,7 +63,7 @@ static int parse_int(const char *cmd, const char *opt, const char *s, double lo,
 int cli_plan_parse_option(CliPlanArgs *a, int argc, char **argv, int *i)
 {
     static const char *names[] = {"--target", "--device-file", "--pe-budget", "--clock",
-                                  "--bandwidth", "--split", "--resource-frac", "--mem-budget"};
+                                  "--bandwidth", "--split", "--resource-frac", "--mem-budget", "--objective"};
     const char *o = argv[*i], *cmd = argv[0], *v;
     bool known = false;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -84,7 +86,11 @@ int cli_plan_parse_option(CliPlanArgs *a, int argc, char **argv, int *i)
         rc = parse_num(cmd, o, v, 0.001, 10000, &a->po.bandwidth_gbps);
     else if (!strcmp(o, "--split"))
         rc = parse_int(cmd, o, v, 0, 1000000, &a->po.force_split);
-    else if (!strcmp(o, "--resource-frac"))
+    else if (!strcmp(o, "--objective")) {
+        rc = plan_objective_parse(v, &a->po.objective);
+        if (rc)
+            fprintf(stderr, "onnx2hls %s: bad value '%s' for --objective (throughput, latency or balanced)\n", cmd, v);
+    } else if (!strcmp(o, "--resource-frac"))
         rc = parse_num(cmd, o, v, 0.01, 1, &a->po.resource_frac);
     else if ((rc = parse_num(cmd, o, v, 1, 1e9, &x)) == 0) /* --mem-budget */
         a->po.mem_budget = (int64_t)(x * 1024);

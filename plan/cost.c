@@ -1,18 +1,21 @@
-/* cost.c - cycles and resources of each engine kind.
+/* cost.c - cycles and resources of each engine kind, from the loops of the
+ * templates (plan/loopnest.c) and the arrays they declare.
  *
- * Why one model for all kinds: every engine onnx2hls emits is a loop nest
- * pipelined at II=1 with three loops, A outputs in parallel, B reduction
- * terms per output and P output pixels (plan.h, PlanLoops). Each kind only
- * says what A, B and P are (plan_loops_*); an engine unrolls pa x pb x pp of
- * them, so it needs ceil(A/pa)*ceil(B/pb)*ceil(P/pp) cycles plus its pipeline
- * depth. This is the figure the emitted HLS loops must reproduce in C
- * simulation, so it stays this plain.
+ * Why here and not in the search: every figure the search combines is one
+ * small named function, so "what does a SESL depthwise stage cost" has one
+ * answer, plan_cost_sesl_mac, and it is the loop nest of sesl_window.c and
+ * sesl_mac.c as they run: the window generator walks the padded input at
+ * one pixel per cycle while the compute loop runs pixels x ceil(A/pa) x
+ * ceil(B/pb) iterations; in a DATAFLOW region both run at once, so the
+ * stage takes the longer (docs/hls.md, section 4). A SESL stream moves one
+ * pixel per cycle, so SESL shapes have no pixel lanes (pp = 1).
  *
- * Resources: DSP slices from the MAC lanes (two int8 MACs per DSP48E2);
- * block RAM from the buffers' shapes: array partitioning gives each bank its
- * own memories, so wide, shallow banks cost far more 18 Kb blocks than their
- * bits suggest; small banks become distributed (LUT) RAM. LUTs are a rough
- * per-lane figure plus control per engine.
+ * Unroll factors (plan_unroll_legal) follow one rule for both parts: what
+ * HLS builds at II=1 with matching array partitions. DSP slices count two
+ * int8 MACs per DSP48E2 only where two MACs share an operand, and three on
+ * a DSP58 only in its 3-term dot product. Block RAM is counted from the
+ * shapes of the templates' arrays (banks x width x depth, as partitioning
+ * makes them).
  */
 #include "plan_internal.h"
 
@@ -38,116 +41,118 @@ int plan_value_bytes(int bits)
     return bits <= 0 ? 4 : (bits + 7) / 8;
 }
 
+/* ------------------------------------------------------- unroll rule */
+
+bool plan_unroll_m2k(int64_t f)
+{
+    if (f < 1)
+        return false;
+    while (f % 2 == 0)
+        f /= 2;
+    return f == 1 || f == 3 || f == 5 || f == 7;
+}
+
+/* A divisor leaves no padded tail; an m*2^k factor with m in {1,3,5,7} is
+ * what a reusable engine needs for layers of different trip counts (CNN
+ * channel counts are mostly multiples of 8, 12, 20 or 28). Either way the
+ * arrays the lanes read are padded to a multiple of f and partitioned
+ * cyclically by f, so every lane reads its own bank every cycle at II=1. */
+bool plan_unroll_legal(int64_t f, int64_t trip)
+{
+    if (f < 1)
+        return false;
+    return (trip > 0 && trip % f == 0) || plan_unroll_m2k(f);
+}
+
+/* legal factors of a loop of `trip` iterations up to min(trip, limit), ascending */
+int plan_unroll_factors(int64_t trip, int64_t limit, int *out, int cap)
+{
+    int n = 0;
+    if (trip < 1)
+        trip = 1;
+    for (int64_t f = 1; f <= trip && f <= limit && n < cap; f++)
+        if (plan_unroll_legal(f, trip))
+            out[n++] = (int)f;
+    return n;
+}
+
 /* ------------------------------------------------------- loop nests */
 
-/* Standard (or grouped) conv: F filters in parallel, C/group*Kh*Kw terms. */
-PlanLoops plan_loops_conv(int64_t f, int64_t c_per_group, int64_t kh, int64_t kw, int64_t pixels)
+PlanLoops plan_loops_of(const PlanGeom *g, PlanKind k)
 {
-    return (PlanLoops){f, c_per_group * kh * kw, pixels};
-}
-
-/* Depthwise conv: channels in parallel, the Kh*Kw taps are the reduction. */
-PlanLoops plan_loops_dwconv(int64_t channels, int64_t kh, int64_t kw, int64_t pixels)
-{
-    return (PlanLoops){channels, kh * kw, pixels};
-}
-
-/* Pointwise (1x1) conv: F filters in parallel, C input channels. */
-PlanLoops plan_loops_pwconv(int64_t f, int64_t c, int64_t pixels)
-{
-    return (PlanLoops){f, c, pixels};
-}
-
-/* Fully connected: output features in parallel, input features, batch rows. */
-PlanLoops plan_loops_fc(int64_t out_features, int64_t in_features, int64_t rows)
-{
-    return (PlanLoops){out_features, in_features, rows};
-}
-
-/* Pooling: channels in parallel, the window (whole map for global pooling). */
-PlanLoops plan_loops_pool(int64_t channels, int64_t window, int64_t pixels)
-{
-    return (PlanLoops){channels, window, pixels};
-}
-
-/* Element-wise: channels in parallel over every pixel, nothing to reduce. */
-PlanLoops plan_loops_eltwise(int64_t channels, int64_t pixels)
-{
-    return (PlanLoops){channels, 1, pixels};
-}
-
-/* ------------------------------------------------------------ cycles */
-
-int64_t plan_cost_depth(PlanKind k, PlanShape s)
-{
+    int64_t grp = g->g > 0 ? g->g : 1, kk = g->kh * g->kw;
     switch (k) {
-    case PLAN_K_CONV: case PLAN_K_DWCONV: case PLAN_K_PWCONV: case PLAN_K_FC:
-        return 7 + plan_ilog2_ceil(s.pb);   /* read, multiply, adder tree, accumulate, write */
+    case PLAN_K_CONV: case PLAN_K_PWCONV: case PLAN_K_FC:
+        return (PlanLoops){g->f, g->c / grp * kk, g->ho * g->wo};
+    case PLAN_K_DWCONV:
+        return (PlanLoops){g->f, kk, g->ho * g->wo};
     case PLAN_K_POOL:
-        return 4 + plan_ilog2_ceil(s.pb);
+        return (PlanLoops){g->c, kk, g->ho * g->wo};
     default:
-        return 4;
+        return (PlanLoops){g->c, 1, g->h * g->w};
     }
 }
 
-static int64_t nest_cycles(const PlanUnit *u, PlanShape s)
+/* ----------------------------------------------------- SESL cycles */
+
+static int64_t max2(int64_t a, int64_t b)
 {
-    int64_t n = plan_cdiv(u->loops.a, s.pa);
-    int64_t m = plan_cdiv(u->loops.b, s.pb);
-    int64_t q = plan_cdiv(u->loops.p, s.pp);
-    if (n > 0 && m > INT64_MAX / n)
-        return INT64_MAX / 4;
-    n *= m;
-    if (n > 0 && q > INT64_MAX / 4 / n)
-        return INT64_MAX / 4;
-    return n * q + plan_cost_depth(u->kind, s);
+    return a > b ? a : b;
 }
 
-/* Standard conv: pa filters x pb of the C*K*K terms x pp pixels per cycle. */
-int64_t plan_cost_conv(const PlanUnit *u, PlanShape s)
+static int64_t times_batch(const PlanUnit *u, int64_t cyc)
 {
-    return nest_cycles(u, s);
+    int64_t n = u->batch > 1 ? u->batch : 1;
+    return cyc > INT64_MAX / 4 / n ? INT64_MAX / 4 : cyc * n;
 }
 
-/* Depthwise conv: pa channels x pb of the K*K taps x pp pixels per cycle. */
-int64_t plan_cost_dwconv(const PlanUnit *u, PlanShape s)
+/* sesl_window.c in front of a windowed layer, else nothing */
+static int64_t window_cycles(const PlanUnit *u)
 {
-    return nest_cycles(u, s);
+    return u->windowed ? plan_ln_sesl_window(&u->geo) : 0;
 }
 
-/* Pointwise conv: pa filters x pb input channels x pp pixels per cycle. */
-int64_t plan_cost_pwconv(const PlanUnit *u, PlanShape s)
+/* conv, depthwise, pointwise, FC: sesl_window.c || sesl_mac.c */
+int64_t plan_cost_sesl_mac(const PlanUnit *u, PlanShape s)
 {
-    return nest_cycles(u, s);
+    int64_t mac = plan_ln_sesl_mac(u->loops.p, u->loops.a, u->loops.b, s.pa, s.pb);
+    return times_batch(u, max2(window_cycles(u), mac));
 }
 
-/* FC: pa outputs x pb inputs per cycle (pp rows of a batch). */
-int64_t plan_cost_fc(const PlanUnit *u, PlanShape s)
+/* pools: sesl_window.c || sesl_pool.c (windowed), or sesl_pool.c alone (global) */
+int64_t plan_cost_sesl_pool(const PlanUnit *u, PlanShape s)
 {
-    return nest_cycles(u, s);
+    bool global = u->op == PLAN_SEML_GPOOL;
+    return times_batch(u, max2(window_cycles(u), plan_ln_sesl_pool(&u->geo, global, s.pa, s.pb)));
 }
 
-/* Pooling: pa channels x pb window taps x pp pixels per cycle. */
-int64_t plan_cost_pool(const PlanUnit *u, PlanShape s)
+/* element-wise: sesl_eltwise.c, pixels x ceil(C/pa) */
+int64_t plan_cost_sesl_eltwise(const PlanUnit *u, PlanShape s)
 {
-    return nest_cycles(u, s);
+    return times_batch(u, plan_ln_sesl_eltwise(u->geo.h * u->geo.w, u->geo.c, s.pa));
 }
 
-/* Element-wise: pa channels x pp pixels per cycle. */
-int64_t plan_cost_eltwise(const PlanUnit *u, PlanShape s)
-{
-    return nest_cycles(u, s);
-}
-
-int64_t plan_cost_cycles(const PlanUnit *u, PlanShape s)
+int64_t plan_cost_sesl(const PlanUnit *u, PlanShape s)
 {
     switch (u->kind) {
-    case PLAN_K_CONV: return plan_cost_conv(u, s);
-    case PLAN_K_DWCONV: return plan_cost_dwconv(u, s);
-    case PLAN_K_PWCONV: return plan_cost_pwconv(u, s);
-    case PLAN_K_FC: return plan_cost_fc(u, s);
-    case PLAN_K_POOL: return plan_cost_pool(u, s);
-    default: return plan_cost_eltwise(u, s);
+    case PLAN_K_POOL: return plan_cost_sesl_pool(u, s);
+    case PLAN_K_ELTWISE: return plan_cost_sesl_eltwise(u, s);
+    default: return plan_cost_sesl_mac(u, s);
+    }
+}
+
+/* cycles from a SESL stage's first input word to its first output word
+ * beyond waiting for input: one output pixel's iterations and the depths */
+int64_t plan_cost_sesl_pixel(const PlanUnit *u, PlanShape s)
+{
+    int64_t win = u->windowed ? O2H_DEPTH_WINDOW + O2H_RESTART : 0;
+    switch (u->kind) {
+    case PLAN_K_POOL:
+        return win + plan_cdiv(u->loops.a, s.pa) * plan_cdiv(u->loops.b, s.pb) + O2H_DEPTH_POOL(s.pb);
+    case PLAN_K_ELTWISE:
+        return plan_cdiv(u->loops.a, s.pa) + O2H_DEPTH_ELT;
+    default:
+        return win + plan_cdiv(u->loops.a, s.pa) * plan_cdiv(u->loops.b, s.pb) + O2H_DEPTH_MAC(s.pb);
     }
 }
 
@@ -198,71 +203,83 @@ PlanBuf plan_buf(int64_t banks, int64_t width_bits, int64_t depth)
     return b;
 }
 
-static bool has_weights(PlanKind k)
+PlanBuf plan_buf_add(PlanBuf a, PlanBuf b)
+{
+    int64_t br = (int64_t)a.bram + b.bram, ur = (int64_t)a.uram + b.uram, lu = (int64_t)a.lut + b.lut;
+    return (PlanBuf){a.bits + b.bits, br > INT_MAX ? INT_MAX : (int)br, ur > INT_MAX ? INT_MAX : (int)ur,
+                     lu > INT_MAX ? INT_MAX : (int)lu};
+}
+
+bool plan_kind_has_weights(PlanKind k)
 {
     return k == PLAN_K_CONV || k == PLAN_K_DWCONV || k == PLAN_K_PWCONV || k == PLAN_K_FC;
 }
 
-/* SESL weights live on chip: pa banks (one per filter lane), each pb words
- * wide so a cycle reads pa*pb weights; pixel lanes share them. */
+/* sesl_mac.c w_rom[NF*NR][PA][PB]: PA banks of PB words, NF*NR deep */
 PlanBuf plan_mem_sesl_weights(const PlanUnit *u, PlanShape s)
 {
-    if (has_weights(u->kind)) {
-        int64_t depth = plan_cdiv(u->loops.a, s.pa) * plan_cdiv(u->loops.b, s.pb);
-        return plan_buf(s.pa, (int64_t)s.pb * u->bits, depth);
-    }
-    if (u->w_bytes > 0) /* BN scale/shift, PRelu slopes: per-channel constants */
-        return plan_buf(s.pa, 2 * (int64_t)u->bits, plan_cdiv(u->loops.a, s.pa));
-    return (PlanBuf){0, 0, 0, 0};
-}
-
-/* Line buffer of a windowed stage: K-1 rows plus one window of the input,
- * banked by row so the window's rows are read in the same cycle. */
-static PlanBuf window_linebuf(const PlanUnit *u, PlanShape s)
-{
-    int64_t values = (u->kh - 1) * u->win * u->cin + u->kw * u->cin;
-    int64_t lanes = u->kind == PLAN_K_CONV ? plan_cdiv(s.pb, u->kh * u->kw) : s.pa;
-    if (lanes > u->cin)
-        lanes = u->cin;
-    if (lanes < 1)
-        lanes = 1;
-    int64_t width = lanes * s.pp * u->bits;
-    return plan_buf(u->kh, width, plan_cdiv(values, u->kh * lanes * s.pp));
-}
-
-PlanBuf plan_mem_sesl_linebuf(const PlanUnit *u, PlanShape s)
-{
-    bool windowed = (u->kind == PLAN_K_CONV || u->kind == PLAN_K_DWCONV || u->kind == PLAN_K_POOL) && u->kh > 1;
-    if (windowed && u->loops.p > 1)
-        return window_linebuf(u, s);
-    if (u->kind == PLAN_K_POOL) /* global pooling: one accumulator per channel */
-        return plan_buf(s.pa, 32, plan_cdiv(u->cin, s.pa));
-    if (u->kind == PLAN_K_PWCONV || u->kind == PLAN_K_FC) /* one input pixel, reused by every filter tile */
-        return plan_buf(1, (int64_t)s.pb * s.pp * u->bits, plan_cdiv(u->loops.b, s.pb));
-    return (PlanBuf){0, 0, 0, 0};
-}
-
-/* SEML weight tile: pa filters x the largest reduction served, twice (the
- * next tile loads from DRAM while this one computes). */
-PlanBuf plan_mem_seml_wtile(PlanKind k, PlanShape s, int64_t max_b, int bits)
-{
-    if (!has_weights(k))
+    if (!plan_kind_has_weights(u->kind))
         return (PlanBuf){0, 0, 0, 0};
-    return plan_buf(s.pa, (int64_t)s.pb * bits, 2 * plan_cdiv(max_b, s.pb));
+    int64_t depth = plan_cdiv(u->loops.a, s.pa) * plan_cdiv(u->loops.b, s.pb);
+    return plan_buf(s.pa, (int64_t)s.pb * u->bits, depth);
+}
+
+/* sesl_window.c lb[KSPAN_H][WP][C]: one bank per row of the window span,
+ * a whole pixel (C values) per word, the padded row deep */
+PlanBuf plan_mem_sesl_linebuf(const PlanUnit *u)
+{
+    if (!u->windowed)
+        return (PlanBuf){0, 0, 0, 0};
+    const PlanGeom *g = &u->geo;
+    int64_t span = (g->kh - 1) * g->dh + 1, wp = g->w + g->pl + g->pr;
+    return plan_buf(span, g->c * u->bits, wp);
+}
+
+/* a FIFO of `depth` words of `bytes` each (STREAM: one word per access) */
+PlanBuf plan_mem_fifo(int64_t depth, int64_t bytes)
+{
+    return depth > 0 && bytes > 0 ? plan_buf(1, 8 * bytes, depth) : (PlanBuf){0, 0, 0, 0};
 }
 
 /* ----------------------------------------------------- DSP and LUT */
 
-int plan_engine_dsp(const PlanDevice *dev, PlanKind k, bool mul, IrPrecision prec, int bits, int pes)
+static int64_t dsp_int8(PlanDspKind dk, PlanShape s, bool shared_input)
 {
-    if (has_weights(k) || (k == PLAN_K_ELTWISE && mul))
-        return plan_dsp_for_lanes(dev, prec, bits, pes);
-    return 0;
+    int64_t lanes = (int64_t)s.pa * s.pb * s.pp, best = lanes;
+    if (dk == PLAN_DSP58)                 /* 3-term int8 dot product over the reduction */
+        return s.pb >= 3 ? (int64_t)s.pa * s.pp * plan_cdiv(s.pb, 3) : lanes;
+    if (dk != PLAN_DSP48E2)
+        return lanes;
+    if (shared_input && s.pa >= 2)        /* two filters read the same input value */
+        best = (int64_t)s.pb * s.pp * plan_cdiv(s.pa, 2);
+    if (s.pp >= 2) {                      /* two pixels use the same weight */
+        int64_t n = (int64_t)s.pa * s.pb * plan_cdiv(s.pp, 2);
+        if (n < best)
+            best = n;
+    }
+    return best;
+}
+
+/* DSP slices of an engine of kind k with shape s: MAC lanes, packed where
+ * two MACs share an operand (int8 on DSP48E2/DSP58); element-wise engines
+ * that multiply take one slice per lane; pools and adders none. */
+int plan_engine_dsp(const PlanDevice *dev, PlanKind k, bool mul, IrPrecision prec, int bits, PlanShape s)
+{
+    int64_t lanes = (int64_t)s.pa * s.pb * s.pp, n;
+    if (k == PLAN_K_ELTWISE && mul)   /* two different operands per lane: nothing shared */
+        n = prec == IR_PREC_FLOAT ? plan_dsp_for_lanes(dev, prec, bits, lanes) : lanes;
+    else if (!plan_kind_has_weights(k))
+        return 0;
+    else if (prec != IR_PREC_FLOAT && bits <= 8)
+        n = dsp_int8(dev->dsp_kind, s, k != PLAN_K_DWCONV);
+    else
+        n = plan_dsp_for_lanes(dev, prec, bits, lanes);
+    return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 static int lut_per_lane(PlanKind k, IrPrecision prec, int bits)
 {
-    if (has_weights(k)) {
+    if (plan_kind_has_weights(k)) {
         if (prec == IR_PREC_FLOAT)
             return 300;          /* fp adders/multipliers: DSP plus LUT glue */
         return bits <= 8 ? 24 : bits <= 16 ? 40 : 64;  /* accumulators, operand packing */

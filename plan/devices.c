@@ -7,7 +7,11 @@
  * (product tables of the Zynq-7000, Zynq UltraScale+, Kria, Alveo and Versal
  * families) and the peak bandwidth of the DRAM the fabric reaches on that
  * board (bus width x transfer rate). The clock is the one designs on the
- * board usually close timing at, overridable with --clock.
+ * board usually close timing at, overridable with --clock. The AXI ports
+ * are the fabric's way to that DRAM: the HP ports of a Zynq (4 x 128 bit on
+ * UltraScale+, 4 x 64 bit on Zynq-7000), the memory channels of an Alveo
+ * card, the NoC ports of a Versal design; their efficiency is the share of
+ * the ports' peak the DRAM controller sustains (sources in docs/plan.md).
  *
  * A custom device is a JSON object read with cJSON (Debian libcjson-dev);
  * the reader is strict: unknown keys, wrong types, duplicate keys and
@@ -23,23 +27,33 @@
 #include <string.h>
 #include <strings.h>
 
+/* efficiency of 4 HP masters with sequential 16-beat bursts of reads and
+ * writes (UG585, "DDR Efficiency"), taken for the Zynq UltraScale+ and
+ * Versal boards too; Alveo U250: 52.2 GB/s measured of 76.8 on its four
+ * 512-bit DDR ports (Vitis_Accel_Examples bandwidth test) */
+#define EFF_SOC 0.87
+#define EFF_U250 0.68
+
 static const PlanDevice devices[] = {
     /* ZCU102: PS DDR4 64-bit at 2400 MT/s */
-    {"zcu102", "Xilinx ZCU102", "XCZU9EG", PLAN_DSP48E2, 2520, 1824, 0, 274080, 548160, 19.2, 200},
+    {"zcu102", "Xilinx ZCU102", "XCZU9EG", PLAN_DSP48E2, 2520, 1824, 0, 274080, 548160, 19.2, 200, 4, 128, EFF_SOC},
     /* ZCU104: PS DDR4 64-bit at 2400 MT/s */
-    {"zcu104", "Xilinx ZCU104", "XCZU7EV", PLAN_DSP48E2, 1728, 624, 96, 230400, 460800, 19.2, 200},
+    {"zcu104", "Xilinx ZCU104", "XCZU7EV", PLAN_DSP48E2, 1728, 624, 96, 230400, 460800, 19.2, 200, 4, 128, EFF_SOC},
     /* Ultra96-V2: LPDDR4 32-bit at 2133 MT/s */
-    {"ultra96v2", "Avnet Ultra96-V2", "XCZU3EG", PLAN_DSP48E2, 360, 432, 0, 70560, 141120, 8.5, 150},
+    {"ultra96v2", "Avnet Ultra96-V2", "XCZU3EG", PLAN_DSP48E2, 360, 432, 0, 70560, 141120, 8.5, 150, 4, 128, EFF_SOC},
     /* KV260: K26 SOM, DDR4 64-bit at 2400 MT/s */
-    {"kv260", "Xilinx Kria KV260 (K26 SOM)", "XCK26", PLAN_DSP48E2, 1248, 288, 64, 117120, 234240, 19.2, 200},
+    {"kv260", "Xilinx Kria KV260 (K26 SOM)", "XCK26", PLAN_DSP48E2, 1248, 288, 64, 117120, 234240, 19.2, 200, 4, 128,
+     EFF_SOC},
     /* PYNQ-Z2: DDR3 16-bit at 1050 MT/s */
-    {"pynq-z2", "TUL PYNQ-Z2", "XC7Z020", PLAN_DSP48E1, 220, 280, 0, 53200, 106400, 2.1, 100},
+    {"pynq-z2", "TUL PYNQ-Z2", "XC7Z020", PLAN_DSP48E1, 220, 280, 0, 53200, 106400, 2.1, 100, 4, 64, EFF_SOC},
     /* ZC706: PS DDR3 32-bit at 1066 MT/s (the memory the HP ports reach) */
-    {"zc706", "Xilinx ZC706", "XC7Z045", PLAN_DSP48E1, 900, 1090, 0, 218600, 437200, 4.2, 200},
-    /* Alveo U250: four DDR4-2400 72-bit channels */
-    {"u250", "Xilinx Alveo U250", "XCU250", PLAN_DSP48E2, 12288, 5376, 1280, 1728000, 3456000, 77.0, 300},
-    /* VCK190: programmable logic of the VC1902, DDR4 DIMM 64-bit at 3200 MT/s */
-    {"vck190", "Xilinx VCK190 (PL of VC1902)", "XCVC1902", PLAN_DSP58, 1968, 1934, 463, 899840, 1799680, 25.6, 300},
+    {"zc706", "Xilinx ZC706", "XC7Z045", PLAN_DSP48E1, 900, 1090, 0, 218600, 437200, 4.2, 200, 4, 64, EFF_SOC},
+    /* Alveo U250: four DDR4-2400 72-bit channels, one 512-bit port each */
+    {"u250", "Xilinx Alveo U250", "XCU250", PLAN_DSP48E2, 12288, 5376, 1280, 1728000, 3456000, 77.0, 300, 4, 512,
+     EFF_U250},
+    /* VCK190: programmable logic of the VC1902, DDR4 DIMM 64-bit at 3200 MT/s, four 128-bit NoC ports */
+    {"vck190", "Xilinx VCK190 (PL of VC1902)", "XCVC1902", PLAN_DSP58, 1968, 1934, 463, 899840, 1799680, 25.6, 300, 4,
+     128, EFF_SOC},
 };
 
 int plan_device_count(void)
@@ -103,6 +117,19 @@ int plan_dsp_for_lanes(const PlanDevice *dev, IrPrecision prec, int bits, int64_
     return (int)ceil((double)lanes / per - 1e-9);
 }
 
+int plan_device_beat(const PlanDevice *dev)
+{
+    int b = dev->axi_bits / 8;
+    return b > 0 ? b : 1;
+}
+
+double plan_device_bytes_per_cycle(const PlanDevice *dev, double clock_mhz, double dram_gbps)
+{
+    double dram = dram_gbps * 1e3 / clock_mhz;   /* GB/s over MHz: bytes per cycle */
+    double ports = (double)dev->axi_ports * plan_device_beat(dev) * dev->axi_eff;
+    return dram < ports ? dram : ports;
+}
+
 /* -------------------------------------------------------- JSON device */
 
 static char *slurp(const char *path, size_t *len)
@@ -152,6 +179,9 @@ static const struct {
     {"ff", F_INT, offsetof(PlanDevice, ff), 0, true},
     {"dram_gbps", F_NUM, offsetof(PlanDevice, dram_gbps), 0, true},
     {"clock_mhz", F_NUM, offsetof(PlanDevice, clock_mhz), 0, true},
+    {"axi_ports", F_INT, offsetof(PlanDevice, axi_ports), 0, true},
+    {"axi_bits", F_INT, offsetof(PlanDevice, axi_bits), 0, true},
+    {"axi_eff", F_NUM, offsetof(PlanDevice, axi_eff), 0, true},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -197,6 +227,14 @@ static int set_field(PlanDevice *dev, int fi, const cJSON *v, const char *path, 
         bool bad = fields[fi].positive ? !(x > 0) : !(x >= 0);
         if (fields[fi].type == F_INT && (x != floor(x) || x > 1e9))
             bad = true;
+        if (!strcmp(key, "axi_eff") && x > 1) {
+            diag_error(d, path, NULL, NULL, "device key \"axi_eff\": %g is not in (0, 1]", x);
+            return -1;
+        }
+        if (!strcmp(key, "axi_bits") && (x < 8 || x > 4096 || (int)x % 8)) {
+            diag_error(d, path, NULL, NULL, "device key \"axi_bits\": %g is not a multiple of 8 in [8, 4096]", x);
+            return -1;
+        }
         if (bad) {
             diag_error(d, path, NULL, NULL, "device key \"%s\": %g is not a %s%s", key, x,
                        fields[fi].positive ? "positive " : "non-negative ",
@@ -259,6 +297,9 @@ static int device_from_json(const cJSON *root, PlanDevice *dev, const char *path
     memset(dev, 0, sizeof *dev);
     snprintf(dev->name, sizeof dev->name, "custom");
     dev->dsp_kind = PLAN_DSP48E2;
+    dev->axi_ports = 4;
+    dev->axi_bits = 128;
+    dev->axi_eff = EFF_SOC;
     if (apply_base(root, dev, path, d))
         return -1;
     bool based = cJSON_GetObjectItemCaseSensitive(root, "base") != NULL;

@@ -225,6 +225,122 @@ static int64_t prologue(const PlanSemlLayer *l, const PlanSemlEngine *e)
     }
 }
 
+/* bytes each band moves (the bursts of load_band, store_band and the
+ * weight tiles of compute_band) */
+static int64_t band_bytes(const PlanSemlLayer *l, const PlanSemlEngine *e, int64_t rows, int64_t b)
+{
+    const PlanGeom *g = &l->g;
+    int64_t o0, o1, n = 0;
+    band(l, rows, b, &o0, &o1);
+    switch (l->op) {
+    case PLAN_SEML_CONV:
+        n = in_rows(g, o0, o1) * g->w * g->c + (l->add ? 2 : 1) * (o1 - o0) * g->wo * g->f;
+        return n + cdiv(g->f, e->pa) * plan_ln_tile_bytes(l, e);
+    case PLAN_SEML_DW:
+    case PLAN_SEML_POOL:
+        return in_rows(g, o0, o1) * g->w * g->c + (l->add ? 2 : 1) * (o1 - o0) * g->wo * g->f;
+    case PLAN_SEML_GPOOL:
+        return (o1 - o0) * g->w * g->c;
+    default:
+        return (o1 - o0) * g->w * g->c * (l->binary && !l->bvec ? 3 : 2);
+    }
+}
+
+static int64_t prologue_bytes(const PlanSemlLayer *l)
+{
+    switch (l->op) {
+    case PLAN_SEML_CONV:
+        return l->lut ? 256 : 0;
+    case PLAN_SEML_DW:
+    case PLAN_SEML_POOL:
+    case PLAN_SEML_GPOOL:
+        return plan_ln_record_bytes(l) + (l->lut ? 256 : 0);
+    default:
+        return (l->lut ? 256 : 0) + (l->bvec ? l->g.c : 0);
+    }
+}
+
+/* a band of `rows` rows whose input rows are not clipped by the map's edges */
+static bool regular(const PlanSemlLayer *l, int64_t rows, int64_t b)
+{
+    const PlanGeom *g = &l->g;
+    int64_t o0, o1;
+    band(l, rows, b, &o0, &o1);
+    if (o1 - o0 != rows)
+        return false;
+    if (global_pool(l) || l->op == PLAN_SEML_ELT)
+        return true;
+    return o0 * g->sh - g->pt >= 0 && (o1 - 1) * g->sh - g->pt + (g->kh - 1) * g->dh + 1 <= g->h;
+}
+
+typedef struct {
+    int64_t cycles, compute, move, bytes;
+} Step;
+
+/* iteration b of the band loop: max(next band's load, compute, previous band's store) */
+static Step step(const PlanSemlLayer *l, const PlanSemlEngine *e, int64_t rows, int64_t b, int64_t nb)
+{
+    int64_t next = b + 1 < nb ? load_band(l, e, rows, b + 1) : 0;
+    int64_t prev = b > 0 && !global_pool(l) ? store_band(l, e, rows, b - 1) : 0;
+    int64_t comp = compute_band(l, e, rows, b);
+    return (Step){max3(next, comp, prev), comp, next + prev, band_bytes(l, e, rows, b)};
+}
+
+static void add_step(PlanLnRun *r, Step s, int64_t times)
+{
+    r->cycles += s.cycles * times;
+    r->compute += s.compute * times;
+    r->move += s.move * times;
+    r->bytes += s.bytes * times;
+}
+
+/* Regular bands form one run [r0, r1]; an iteration whose band and both
+ * neighbours are regular costs the same as any other such iteration, so
+ * the loop evaluates the irregular ends one by one and the middle once. */
+static void band_loop(const PlanSemlLayer *l, const PlanSemlEngine *e, int64_t rows, int64_t nb, PlanLnRun *r)
+{
+    int64_t r0 = 0, r1 = nb - 1;
+    while (r0 < nb && !regular(l, rows, r0))
+        r0++;
+    while (r1 >= r0 && !regular(l, rows, r1))
+        r1--;
+    int64_t lo = r0 + 1 > 1 ? r0 + 1 : 1, hi = r1 - 1 < nb - 2 ? r1 - 1 : nb - 2;
+    if (lo <= hi)
+        add_step(r, step(l, e, rows, lo, nb), hi - lo + 1);
+    for (int64_t b = 0; b < nb; b++) {
+        if (lo <= hi && b == lo)
+            b = hi + 1;
+        if (b < nb)
+            add_step(r, step(l, e, rows, b, nb), 1);
+    }
+}
+
+PlanLnRun plan_ln_seml_run(const PlanSemlLayer *l, const PlanSemlEngine *e, int64_t rows)
+{
+    PlanLnRun r = {0, 0, 0, 0};
+    int64_t last = global_pool(l) || l->op == PLAN_SEML_ELT ? l->g.h : l->g.ho;
+    if (rows <= 0) {
+        r.cycles = INT64_MAX / 4;
+        return r;
+    }
+    int64_t nb = cdiv(last, rows);
+    int64_t first = load_band(l, e, rows, 0), tail = store_band(l, e, rows, nb - 1);
+    r.cycles = plan_ln_desc_fetch(e->beat) + prologue(l, e) + first;
+    r.move = first + tail;
+    r.bytes = O2H_DESC_WORDS * 4 + prologue_bytes(l);
+    band_loop(l, e, rows, nb, &r);
+    if (global_pool(l)) {   /* the results, then their store */
+        int64_t out = plan_ln_loop(cdiv(l->g.c, e->pa), O2H_DEPTH_ELT);
+        r.cycles += out;
+        r.compute += out;
+        r.bytes += l->g.c;
+    }
+    r.cycles += tail;
+    return r;
+}
+
+/* the template's band loop, band by band (plan_ln_seml_run gives the same
+ * cycles without walking equal bands) */
 int64_t plan_ln_seml_layer(const PlanSemlLayer *l, const PlanSemlEngine *e, int64_t rows)
 {
     int64_t last = global_pool(l) || l->op == PLAN_SEML_ELT ? l->g.h : l->g.ho;
@@ -232,11 +348,8 @@ int64_t plan_ln_seml_layer(const PlanSemlLayer *l, const PlanSemlEngine *e, int6
         return INT64_MAX / 4;
     int64_t nb = cdiv(last, rows);
     int64_t cyc = plan_ln_desc_fetch(e->beat) + prologue(l, e) + load_band(l, e, rows, 0);
-    for (int64_t b = 0; b < nb; b++) {
-        int64_t next = b + 1 < nb ? load_band(l, e, rows, b + 1) : 0;
-        int64_t prev = b > 0 && !global_pool(l) ? store_band(l, e, rows, b - 1) : 0;
-        cyc += max3(next, compute_band(l, e, rows, b), prev);
-    }
+    for (int64_t b = 0; b < nb; b++)
+        cyc += step(l, e, rows, b, nb).cycles;
     if (global_pool(l))
         cyc += plan_ln_loop(cdiv(l->g.c, e->pa), O2H_DEPTH_ELT);
     return cyc + store_band(l, e, rows, nb - 1);

@@ -88,8 +88,18 @@ int64_t plan_ln_band_rows(const PlanSemlLayer *l, const PlanSemlEngine *e);
 int64_t plan_ln_tile_bytes(const PlanSemlLayer *l, const PlanSemlEngine *e);
 int64_t plan_ln_record_bytes(const PlanSemlLayer *l);
 /* Cycles of one layer on engine e with the given band rows, including the
- * dispatcher's descriptor fetch. */
+ * dispatcher's descriptor fetch: the template's band loop, band by band. */
 int64_t plan_ln_seml_layer(const PlanSemlLayer *l, const PlanSemlEngine *e, int64_t rows);
+/* The same run in parts: cycles (= plan_ln_seml_layer), the cycles of its
+ * compute loops alone and of its loads and stores alone (not overlapped),
+ * and the DRAM bytes its bursts move (descriptor, constants, bands, weight
+ * tiles once per band). Bands of equal size are costed once, so the
+ * planner's time does not grow with the number of bands; the cycles equal
+ * plan_ln_seml_layer's (tests/unit/test_plan_model.c checks). */
+typedef struct {
+    int64_t cycles, compute, move, bytes;
+} PlanLnRun;
+PlanLnRun plan_ln_seml_run(const PlanSemlLayer *l, const PlanSemlEngine *e, int64_t rows);
 /* Cycles of the dispatcher's descriptor fetch alone. */
 int64_t plan_ln_desc_fetch(int beat);
 

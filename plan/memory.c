@@ -66,15 +66,15 @@ static void layer_bytes(const Plan *p, int ui, LayerBytes *b)
     b->w = u->w_bytes;
     b->wt = u->w_bytes * pa / a;
     b->i = u->in_bytes + u->extra_bytes;
-    b->it = u->kh * u->win * u->cin * vb;
+    b->it = u->geo.kh * u->geo.w * u->geo.c * vb;
     if (b->it > b->i)
         b->it = b->i;
     b->o = u->out_bytes;
-    b->ot = u->wout * u->cout * vb;
+    b->ot = u->geo.wo * u->geo.f * vb;
     if (b->ot > b->o)
         b->ot = b->o;
     b->nf = plan_cdiv(a, pa);
-    b->na = u->hout > 0 ? u->hout : 1;
+    b->na = u->geo.ho > 0 ? u->geo.ho : 1;
     b->ext = (u->in_dram ? u->in_bytes : 0) + (u->out_dram ? u->out_bytes : 0);
     b->w_next = ui + 1 < p->n_units ? p->units[ui + 1].w_bytes : 0;
     b->w_all = 0;

@@ -56,6 +56,9 @@ typedef struct {
     int lut, ff;
     double dram_gbps;     /* peak DRAM bandwidth the fabric reaches, GB/s (1e9 B/s) */
     double clock_mhz;     /* usual accelerator clock */
+    int axi_ports;        /* AXI ports from the fabric to DRAM (HP ports, memory channels) */
+    int axi_bits;         /* data width of each port: one beat of axi_bits/8 bytes per cycle */
+    double axi_eff;       /* share of the ports' peak that DRAM sustains (controller efficiency) */
 } PlanDevice;
 
 int plan_device_count(void);
@@ -70,8 +73,21 @@ int plan_device_load(const char *path, PlanDevice *dev, IrDiag *d);
  * fadd 2 slices). plan_dsp_for_lanes rounds the slices for `lanes` up. */
 double plan_lanes_per_dsp(const PlanDevice *dev, IrPrecision prec, int bits);
 int plan_dsp_for_lanes(const PlanDevice *dev, IrPrecision prec, int bits, int64_t lanes);
+/* Bytes per AXI beat of the device's ports, and the DRAM bytes per cycle at
+ * clock_mhz the whole accelerator may move: min(DRAM peak, ports x width x
+ * clock x efficiency) (docs/plan.md, "Bandwidth"). */
+int plan_device_beat(const PlanDevice *dev);
+double plan_device_bytes_per_cycle(const PlanDevice *dev, double clock_mhz, double dram_gbps);
 
 /* ------------------------------------------------------------ options */
+
+/* What the hybrid optimizes: frames/s; latency of one frame; or (default)
+ * the best frames/s whose latency is no worse than the SEML-only design's. */
+typedef enum { PLAN_OBJ_BALANCED = 0, PLAN_OBJ_THROUGHPUT, PLAN_OBJ_LATENCY } PlanObjective;
+
+const char *plan_objective_name(PlanObjective o);
+/* "throughput", "latency", "balanced"; 0 ok, -1 unknown */
+int plan_objective_parse(const char *s, PlanObjective *o);
 
 typedef struct {
     int pe_budget;         /* PEs (MAC lanes); 0 = as many as the DSPs allow */
@@ -82,6 +98,7 @@ typedef struct {
     double resource_frac;  /* share of DSP/BRAM/URAM/LUT the plan may use (shell, DMA keep the rest) */
     int force_split;       /* -1: search; else the hybrid uses this split */
     int64_t mem_budget;    /* on-chip bytes for the memory analysis; 0 = device BRAM+URAM */
+    PlanObjective objective;
 } PlanOptions;
 
 void plan_options_default(PlanOptions *o);
@@ -113,15 +130,41 @@ typedef struct {
     int pa, pb, pp;
 } PlanShape;
 
+/* Legal unroll factor f of a loop of `trip` iterations, for SESL and SEML
+ * engines alike: f divides trip (no padding), or f = m * 2^k with m in
+ * {1, 3, 5, 7} (the tail runs padded; arrays are padded to a multiple of f
+ * and partitioned cyclically by f). A SEML engine passes the largest trip
+ * count of that loop among its layers. docs/hls.md, section 3. */
+bool plan_unroll_legal(int64_t f, int64_t trip);
+
+/* Element-wise rules (sesl_eltwise.c O2H_P_MODE, seml_eltwise.c O2H_OP_*) */
+typedef enum {
+    PLAN_ELT_ADD = 0,   /* Add / Sub of two maps */
+    PLAN_ELT_MUL,       /* Mul of two maps, or of a map and a per-channel vector */
+    PLAN_ELT_LUT,       /* a 256-entry table (activation standing alone) */
+    PLAN_ELT_RESCALE,   /* requantize and clamp (Relu / Clip standing alone, BN / PRelu of a float plan) */
+    PLAN_ELT_CONCAT,    /* channel Concat: one copy per input */
+} PlanEltOp;
+
 /* One unit of accelerator work: an accelerated layer plus the layers fused
- * into its epilogue. */
+ * into its epilogue (conv/FC: requantize + clamp, residual Add, table). */
 typedef struct {
     int layer;             /* IR layer index */
     PlanKind kind;
     PlanLoops loops;
-    int64_t cin, hin, win;     /* input feature map (first data input) */
-    int64_t cout, hout, wout;  /* output feature map */
-    int64_t kh, kw, stride;
+    PlanGeom geo;          /* one image, NHWC (plan/loopnest.h): pads include a ceil-mode
+                            * overhang; FC = a conv whose window is its whole input map */
+    int64_t batch;         /* images per frame (N of the NCHW tensors) */
+    PlanSemlOp op;         /* what the engines run (plan/loopnest.h) */
+    PlanEltOp elt;         /* element-wise units: the rule */
+    bool add;              /* conv/FC: residual Add in the epilogue (second operand extra_t) */
+    bool lut;              /* a table ends the epilogue (Sigmoid, SiLU, HardSwish, Tanh, ...) */
+    bool avg;              /* pools: average */
+    int64_t rq_n;          /* average pools: requantization entries (one per tap count) */
+    bool bvec;             /* element-wise: the second operand is a per-channel vector */
+    bool windowed;         /* SESL: a sliding-window generator feeds the compute process */
+    bool sesl_ok;          /* the SESL templates can run it */
+    bool after_host;       /* depends (transitively) on a host layer's result */
     int64_t macs;          /* from ir_layer_stats (0 for pool/eltwise) */
     int64_t ops;           /* MACs, or element operations for pool/eltwise */
     IrPrecision prec;      /* arithmetic: float, or integer/fixed point of `bits` */
@@ -157,9 +200,10 @@ typedef struct {
 typedef struct {
     int engine;            /* index in PlanDesign.engines */
     bool sesl;
-    int64_t compute;       /* cycles the engine needs for this unit */
-    int64_t mem;           /* cycles DRAM needs for its traffic */
-    int64_t cycles;        /* max(compute, mem) (+ per-layer setup for SEML) */
+    int64_t compute;       /* cycles of its compute loops (SEML: summed over bands) */
+    int64_t mem;           /* cycles of its DRAM movers (SESL reader/writer; SEML loads and stores) */
+    int64_t cycles;        /* the unit's time (plan/loopnest.c): SESL: the slowest of its
+                            * processes; SEML: the layer on its engine with the descriptor fetch */
     int64_t dram_bytes;    /* per frame */
     bool in_on_chip, out_on_chip;
     int64_t band_rows;     /* SEML: output rows per band (plan_ln_band_rows), 0 when not chosen */
@@ -180,10 +224,17 @@ typedef struct {
     double pe_util;        /* MAC-ops / (pes * period) */
     int64_t dram_bytes;    /* per frame */
     int64_t onchip_bytes;  /* weights + buffers held on chip */
-    int64_t fm_buf_bytes;  /* each SEML ping-pong/skip buffer */
-    int64_t boundary_bytes;/* SESL->SEML double-buffered tensors (one copy) */
-    bool boundary_on_chip;
+    int64_t boundary_bytes;/* SESL->SEML tensors, one copy (DRAM holds two: ping-pong) */
+    int64_t lat_sesl;      /* SESL part: fill along the pipeline + the slowest stage's frame */
+    int64_t latency;       /* cycles: lat_sesl + t_seml + t_host */
 } PlanDesign;
+
+/* One row of the split -> (frames/s, latency) trade-off the search found */
+typedef struct {
+    int split;
+    int64_t period, latency;   /* cycles */
+    double fps, latency_ms;
+} PlanPareto;
 
 /* ------------------------------------------- memory analysis, roofline */
 
@@ -236,7 +287,13 @@ typedef struct {
     int n_host;
     int64_t host_cycles;
     int64_t total_macs, total_ops;
+    double bytes_per_cycle;/* DRAM bytes per cycle (plan_device_bytes_per_cycle) */
+    int beat;              /* bytes per AXI beat */
+    int max_split;         /* largest legal split (host layers, what SESL templates run) */
     PlanDesign hybrid, seml, sesl;
+    PlanPareto *pareto;    /* non-dominated designs, frames/s descending */
+    int n_pareto;
+    char note[240];        /* how the objective was met (or why it fell back) */
     PlanMemory memory;
     PlanRoof *roof;        /* per unit */
     double peak_ops;       /* 2 * pe_budget * f */
@@ -248,6 +305,14 @@ typedef struct {
  * (unknown shapes, empty graph, bad options). Deterministic. */
 int plan_build(const IrGraph *g, const PlanDevice *dev, const PlanOptions *opt, Plan *p, IrDiag *d);
 void plan_free(Plan *p);
+
+/* The layer(s) unit `unit` runs as on the SEML engines, exactly as the
+ * planner costs them (one per descriptor: a Concat has one per input, every
+ * other unit one); fills at most cap, returns how many there are. */
+int plan_unit_seml_layers(const Plan *p, const IrGraph *g, int unit, PlanSemlLayer *l, int cap);
+/* The loop-nest view of SEML engine `engine` of design d (shape, band
+ * buffers, beat). */
+PlanSemlEngine plan_engine_seml(const PlanDesign *d, int engine);
 
 /* Human-readable tables: the three designs side by side, engines, layers. */
 void plan_print_text(const Plan *p, const IrGraph *g, FILE *f);

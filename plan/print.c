@@ -34,8 +34,12 @@ static void text_header(const Plan *p, const IrGraph *g, FILE *f)
     int count[PLAN_K_COUNT] = {0};
     for (int i = 0; i < p->n_units; i++)
         count[p->units[i].kind]++;
-    fprintf(f, "plan for %s on %s (%s): %s, %d PEs, %.0f MHz, %.1f GB/s\n", g->path, p->dev.board,
-            p->dev.part, prec_name(p->opt.prec, p->opt.bits), p->pe_budget, p->clock_mhz, p->bandwidth_gbps);
+    fprintf(f, "plan for %s on %s (%s): %s, %d PEs, %.0f MHz, objective %s\n", g->path, p->dev.board,
+            p->dev.part, prec_name(p->opt.prec, p->opt.bits), p->pe_budget, p->clock_mhz,
+            plan_objective_name(p->opt.objective));
+    fprintf(f, "DRAM: %.1f GB/s, %d AXI ports x %d bit at %.0f%% -> %.1f bytes/cycle (%.2f GB/s)\n",
+            p->bandwidth_gbps, p->dev.axi_ports, p->dev.axi_bits, p->dev.axi_eff * 100, p->bytes_per_cycle,
+            p->bytes_per_cycle * p->clock_mhz / 1e3);
     fprintf(f, "budgets (%.0f%% of the device): DSP %d, BRAM18K %d, URAM %d, LUT %d\n",
             p->opt.resource_frac * 100, p->dsp_cap, p->bram_cap, p->uram_cap, p->lut_cap);
     fprintf(f, "%d accelerated units (", p->n_units);
@@ -44,7 +48,8 @@ static void text_header(const Plan *p, const IrGraph *g, FILE *f)
             fprintf(f, "%s%s %d", first ? "" : ", ", plan_kind_name((PlanKind)k), count[k]);
             first = 0;
         }
-    fprintf(f, "), %d host layers; %.1f M MACs per frame\n\n", p->n_host, p->total_macs / 1e6);
+    fprintf(f, "), %d host layers; %.1f M MACs per frame; splits 0..%d are legal\n\n", p->n_host,
+            p->total_macs / 1e6, p->max_split);
 }
 
 typedef void (*RowFn)(const PlanDesign *d, char *buf, size_t n);
@@ -55,6 +60,7 @@ static void r_fps(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%.1f
 static void r_lat(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%.3f", d->latency_ms); }
 static void r_period(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%lld", (long long)d->period); }
 static void r_tsesl(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%lld", (long long)d->t_sesl); }
+static void r_lsesl(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%lld", (long long)d->lat_sesl); }
 static void r_tseml(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%lld", (long long)d->t_seml); }
 static void r_pes(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%d", d->pes); }
 static void r_util(const PlanDesign *d, char *b, size_t n) { snprintf(b, n, "%.1f%%", d->pe_util * 100); }
@@ -74,7 +80,7 @@ static void text_compare(const Plan *p, FILE *f)
     } rows[] = {
         {"fits", r_fits}, {"split (SESL units)", r_split}, {"throughput (frames/s)", r_fps},
         {"latency (ms)", r_lat}, {"period (cycles)", r_period}, {"T_SESL (cycles)", r_tsesl},
-        {"T_SEML (cycles)", r_tseml}, {"engines", r_engines}, {"PEs used", r_pes},
+        {"T_SEML (cycles)", r_tseml}, {"SESL fill+frame (cyc)", r_lsesl}, {"engines", r_engines}, {"PEs used", r_pes},
         {"PE utilization", r_util}, {"DSP", r_dsp}, {"BRAM18K", r_bram}, {"URAM", r_uram},
         {"LUT", r_lut}, {"DRAM MB/frame", r_dram}, {"on-chip KiB", r_chip},
     };
@@ -94,35 +100,49 @@ static void text_compare(const Plan *p, FILE *f)
         if (!ds[k]->fits)
             fprintf(f, "%s: %s\n", ds[k]->name, ds[k]->why);
     if (p->hybrid.fits && p->seml.fits && p->seml.fps > 0)
-        fprintf(f, "hybrid / SEML-only throughput: %.2fx\n", p->hybrid.fps / p->seml.fps);
+        fprintf(f, "hybrid / SEML-only: throughput %.2fx, latency %.2fx\n", p->hybrid.fps / p->seml.fps,
+                p->hybrid.latency_ms / p->seml.latency_ms);
+    if (p->note[0])
+        fprintf(f, "%s\n", p->note);
+    fputc('\n', f);
+}
+
+static void text_pareto(const Plan *p, FILE *f)
+{
+    fprintf(f, "split -> (frames/s, latency): designs no other beats on both\n  %6s %12s %12s\n", "split",
+            "frames/s", "latency ms");
+    for (int i = 0; i < p->n_pareto; i++)
+        fprintf(f, "  %6d %12.1f %12.3f\n", p->pareto[i].split, p->pareto[i].fps, p->pareto[i].latency_ms);
     fputc('\n', f);
 }
 
 static void text_engines(const PlanDesign *d, FILE *f)
 {
-    fprintf(f, "%s engines:\n  %3s %-8s %-5s %17s %6s %5s %5s %4s %6s %12s\n", d->name, "#", "kind", "mode",
-            "pa x pb x pp", "PEs", "DSP", "BRAM", "URAM", "layers", "busy cycles");
+    fprintf(f, "%s engines:\n  %3s %-8s %-5s %17s %6s %5s %5s %4s %6s %12s %9s\n", d->name, "#", "kind", "mode",
+            "pa x pb x pp", "PEs", "DSP", "BRAM", "URAM", "layers", "busy cycles", "band KiB");
     for (int e = 0; e < d->n_engines; e++) {
         const PlanEngine *en = &d->engines[e];
-        char shape[40];
+        char shape[40], buf[24] = "-";
         snprintf(shape, sizeof shape, "%d x %d x %d", en->shape.pa, en->shape.pb, en->shape.pp);
-        fprintf(f, "  %3d %-8s %-5s %17s %6d %5d %5d %4d %6d %12lld\n", e, plan_kind_name(en->kind),
+        if (!en->sesl)
+            snprintf(buf, sizeof buf, "%.1f", en->ibuf / 1024.0);
+        fprintf(f, "  %3d %-8s %-5s %17s %6d %5d %5d %4d %6d %12lld %9s\n", e, plan_kind_name(en->kind),
                 en->sesl ? "SESL" : "SEML", shape, en->pes, en->dsp, en->bram18k, en->uram, en->n_layers,
-                (long long)en->busy);
+                (long long)en->busy, buf);
     }
     fputc('\n', f);
 }
 
 static void text_layers(const Plan *p, const IrGraph *g, const PlanDesign *d, FILE *f)
 {
-    fprintf(f, "%s layers:\n  %3s %-32s %-8s %6s %10s %10s %10s %10s\n", d->name, "#", "layer", "kind", "engine",
-            "cycles", "compute", "DRAM cyc", "DRAM KiB");
+    fprintf(f, "%s layers:\n  %3s %-32s %-8s %6s %10s %10s %10s %10s %5s\n", d->name, "#", "layer", "kind",
+            "engine", "cycles", "compute", "DRAM cyc", "DRAM KiB", "rows");
     for (int i = 0; i < p->n_units; i++) {
         const PlanUnitMap *m = &d->map[i];
-        fprintf(f, "  %3d %-32.32s %-8s %5d%c %10lld %10lld %10lld %10.1f\n", i,
+        fprintf(f, "  %3d %-32.32s %-8s %5d%c %10lld %10lld %10lld %10.1f %5lld\n", i,
                 layer_name(g, p->units[i].layer), plan_kind_name(p->units[i].kind), m->engine,
                 m->sesl ? '*' : ' ', (long long)m->cycles, (long long)m->compute, (long long)m->mem,
-                m->dram_bytes / 1024.0);
+                m->dram_bytes / 1024.0, (long long)m->band_rows);
     }
     fprintf(f, "  (* = dedicated SESL stage)\n");
     if (p->n_host) {
@@ -138,6 +158,7 @@ void plan_print_text(const Plan *p, const IrGraph *g, FILE *f)
 {
     text_header(p, g, f);
     text_compare(p, f);
+    text_pareto(p, f);
     if (p->hybrid.fits) {
         text_engines(&p->hybrid, f);
         text_layers(p, g, &p->hybrid, f);
@@ -181,27 +202,32 @@ static void json_device(const Plan *p, FILE *f)
     fprintf(f, ",\"part\":");
     jstr(f, d->part);
     fprintf(f, ",\"dsp_kind\":\"%s\",\"dsp\":%d,\"bram18k\":%d,\"uram\":%d,\"lut\":%d,\"ff\":%d,"
-               "\"dram_gbps\":%g,\"clock_mhz\":%g},\n",
-            dsp_names[d->dsp_kind], d->dsp, d->bram18k, d->uram, d->lut, d->ff, d->dram_gbps, d->clock_mhz);
+               "\"dram_gbps\":%g,\"clock_mhz\":%g,\"axi_ports\":%d,\"axi_bits\":%d,\"axi_eff\":%g},\n",
+            dsp_names[d->dsp_kind], d->dsp, d->bram18k, d->uram, d->lut, d->ff, d->dram_gbps, d->clock_mhz,
+            d->axi_ports, d->axi_bits, d->axi_eff);
 }
 
 static void json_budget(const Plan *p, FILE *f)
 {
     fprintf(f, "\"options\":{\"precision\":\"%s\",\"pe_budget\":%d,\"clock_mhz\":%g,\"bandwidth_gbps\":%g,"
-               "\"resource_frac\":%g,\"force_split\":%d},\n",
+               "\"resource_frac\":%g,\"force_split\":%d,\"objective\":\"%s\"},\n",
             prec_name(p->opt.prec, p->opt.bits), p->pe_budget, p->clock_mhz, p->bandwidth_gbps,
-            p->opt.resource_frac, p->opt.force_split);
-    fprintf(f, "\"budgets\":{\"pes\":%d,\"dsp\":%d,\"bram18k\":%d,\"uram\":%d,\"lut\":%d,\"peak_ops\":%.6g},\n",
-            p->pe_budget, p->dsp_cap, p->bram_cap, p->uram_cap, p->lut_cap, p->peak_ops);
+            p->opt.resource_frac, p->opt.force_split, plan_objective_name(p->opt.objective));
+    fprintf(f, "\"budgets\":{\"pes\":%d,\"dsp\":%d,\"bram18k\":%d,\"uram\":%d,\"lut\":%d,\"peak_ops\":%.6g,"
+               "\"dram_bytes_per_cycle\":%.6g,\"beat\":%d,\"max_split\":%d},\n",
+            p->pe_budget, p->dsp_cap, p->bram_cap, p->uram_cap, p->lut_cap, p->peak_ops, p->bytes_per_cycle, p->beat,
+            p->max_split);
 }
 
 static void json_engine(const PlanEngine *en, FILE *f)
 {
     fprintf(f, "{\"kind\":\"%s\",\"mode\":\"%s\",\"pa\":%d,\"pb\":%d,\"pp\":%d,\"pes\":%d,\"dsp\":%d,"
                "\"bram18k\":%d,\"uram\":%d,\"lut\":%d,\"layers\":%d,\"busy_cycles\":%lld,"
+               "\"ibuf\":%lld,\"obuf\":%lld,\"beat\":%d,"
                "\"max\":{\"a\":%lld,\"b\":%lld,\"p\":%lld,\"k\":%lld,\"hw\":%lld,\"c\":%lld}}",
             plan_kind_name(en->kind), en->sesl ? "sesl" : "seml", en->shape.pa, en->shape.pb, en->shape.pp,
             en->pes, en->dsp, en->bram18k, en->uram, en->lut, en->n_layers, (long long)en->busy,
+            (long long)en->ibuf, (long long)en->obuf, en->beat,
             (long long)en->max_a, (long long)en->max_b, (long long)en->max_p, (long long)en->max_k,
             (long long)en->max_hw, (long long)en->max_c);
 }
@@ -212,10 +238,9 @@ static void json_design_map(const Plan *p, const PlanDesign *d, FILE *f)
     for (int i = 0; d->map && i < p->n_units; i++) {
         const PlanUnitMap *m = &d->map[i];
         fprintf(f, "%s{\"unit\":%d,\"engine\":%d,\"sesl\":%s,\"cycles\":%lld,\"compute\":%lld,\"mem\":%lld,"
-                   "\"dram_bytes\":%lld,\"in_on_chip\":%s,\"out_on_chip\":%s}",
+                   "\"dram_bytes\":%lld,\"band_rows\":%lld}",
                 i ? "," : "", i, m->engine, m->sesl ? "true" : "false", (long long)m->cycles,
-                (long long)m->compute, (long long)m->mem, (long long)m->dram_bytes,
-                m->in_on_chip ? "true" : "false", m->out_on_chip ? "true" : "false");
+                (long long)m->compute, (long long)m->mem, (long long)m->dram_bytes, (long long)m->band_rows);
     }
     fprintf(f, "]");
 }
@@ -228,15 +253,14 @@ static void json_design(const Plan *p, const PlanDesign *d, FILE *f)
     jnum(f, d->fps);
     fprintf(f, ",\"latency_ms\":");
     jnum(f, d->latency_ms);
+    fprintf(f, ",\"latency_cycles\":%lld,\"lat_sesl\":%lld", (long long)d->latency, (long long)d->lat_sesl);
     fprintf(f, ",\"t_sesl\":%lld,\"t_seml\":%lld,\"t_host\":%lld,\"pes\":%d,\"dsp\":%d,\"bram18k\":%d,"
                "\"uram\":%d,\"lut\":%d,\"pe_util\":",
             (long long)d->t_sesl, (long long)d->t_seml, (long long)d->t_host, d->pes, d->dsp, d->bram18k,
             d->uram, d->lut);
     jnum(f, d->pe_util);
-    fprintf(f, ",\"dram_bytes\":%lld,\"onchip_bytes\":%lld,\"fm_buf_bytes\":%lld,\"boundary_bytes\":%lld,"
-               "\"boundary_on_chip\":%s,\"engines\":[",
-            (long long)d->dram_bytes, (long long)d->onchip_bytes, (long long)d->fm_buf_bytes,
-            (long long)d->boundary_bytes, d->boundary_on_chip ? "true" : "false");
+    fprintf(f, ",\"dram_bytes\":%lld,\"onchip_bytes\":%lld,\"boundary_bytes\":%lld,\"engines\":[",
+            (long long)d->dram_bytes, (long long)d->onchip_bytes, (long long)d->boundary_bytes);
     for (int e = 0; e < d->n_engines; e++) {
         if (e)
             fputc(',', f);
@@ -259,13 +283,19 @@ static void json_unit(const Plan *p, const IrGraph *g, int i, FILE *f)
             fputc(',', f);
         jstr(f, layer_name(g, u->fused[k]));
     }
-    fprintf(f, "],\"loops\":[%lld,%lld,%lld],\"in\":[%lld,%lld,%lld],\"out\":[%lld,%lld,%lld],\"k\":[%lld,%lld],"
-               "\"stride\":%lld,\"macs\":%lld,\"ops\":%lld,\"w_bytes\":%lld,\"in_bytes\":%lld,\"out_bytes\":%lld,"
+    const PlanGeom *o = &u->geo;
+    fprintf(f, "],\"loops\":[%lld,%lld,%lld],\"geo\":{\"in\":[%lld,%lld,%lld],\"out\":[%lld,%lld,%lld],"
+               "\"k\":[%lld,%lld],\"stride\":[%lld,%lld],\"dilation\":[%lld,%lld],\"pads\":[%lld,%lld,%lld,%lld],"
+               "\"groups\":%lld,\"batch\":%lld},\"windowed\":%s,\"sesl_ok\":%s,\"after_host\":%s,"
+               "\"macs\":%lld,\"ops\":%lld,\"w_bytes\":%lld,\"in_bytes\":%lld,\"out_bytes\":%lld,"
                "\"extra_bytes\":%lld",
-            (long long)u->loops.a, (long long)u->loops.b, (long long)u->loops.p, (long long)u->cin,
-            (long long)u->hin, (long long)u->win, (long long)u->cout, (long long)u->hout, (long long)u->wout,
-            (long long)u->kh, (long long)u->kw, (long long)u->stride, (long long)u->macs, (long long)u->ops,
-            (long long)u->w_bytes, (long long)u->in_bytes, (long long)u->out_bytes, (long long)u->extra_bytes);
+            (long long)u->loops.a, (long long)u->loops.b, (long long)u->loops.p, (long long)o->h, (long long)o->w,
+            (long long)o->c, (long long)o->ho, (long long)o->wo, (long long)o->f, (long long)o->kh, (long long)o->kw,
+            (long long)o->sh, (long long)o->sw, (long long)o->dh, (long long)o->dw, (long long)o->pt,
+            (long long)o->pl, (long long)o->pb, (long long)o->pr, (long long)o->g, (long long)u->batch,
+            u->windowed ? "true" : "false", u->sesl_ok ? "true" : "false", u->after_host ? "true" : "false",
+            (long long)u->macs, (long long)u->ops, (long long)u->w_bytes, (long long)u->in_bytes,
+            (long long)u->out_bytes, (long long)u->extra_bytes);
     const PlanRoof *r = &p->roof[i];
     fprintf(f, ",\"roofline\":{\"intensity\":");
     jnum(f, r->intensity);
@@ -316,7 +346,19 @@ void plan_write_json(const Plan *p, const IrGraph *g, FILE *f)
     json_design(p, &p->seml, f);
     fprintf(f, ",\n\"sesl\":");
     json_design(p, &p->sesl, f);
-    fprintf(f, "},\n");
+    fprintf(f, "},\n\"note\":");
+    jstr(f, p->note);
+    fprintf(f, ",\n\"pareto\":[");
+    for (int i = 0; i < p->n_pareto; i++) {
+        const PlanPareto *r = &p->pareto[i];
+        fprintf(f, "%s{\"split\":%d,\"period_cycles\":%lld,\"latency_cycles\":%lld,\"fps\":", i ? "," : "",
+                r->split, (long long)r->period, (long long)r->latency);
+        jnum(f, r->fps);
+        fprintf(f, ",\"latency_ms\":");
+        jnum(f, r->latency_ms);
+        fputc('}', f);
+    }
+    fprintf(f, "],\n");
     json_memory(p, f);
     fprintf(f, "\"units\":[\n");
     for (int i = 0; i < p->n_units; i++) {

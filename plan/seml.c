@@ -1,21 +1,24 @@
 /* seml.c - reusable (SEML) engines for the layers after the split.
  *
- * Why this shape of search: the SEML part runs its layers one after another,
- * so its time per frame is the sum over layers of max(compute, DRAM traffic /
- * bandwidth) plus a fixed start-up per layer, and every engine but the busy
- * one idles. Each family (standard conv, depthwise, pointwise+FC, pooling,
- * element-wise) gets one engine, or two of equal size with different shapes
- * when that pays (say, one with pixel lanes for the large early maps and one
- * with channel lanes for the deep layers; each layer then runs on the faster
- * one). Engine shapes are powers of two in each loop, as array partitioning
- * factors are in HLS. A small knapsack over families then gives, for every PE
- * count q, the least SEML time with at most q PEs (plan_seml_time), which is
- * what the bisection in plan.c needs.
+ * Why this shape of search: the SEML part runs its layers one after
+ * another on one engine per family (seml_conv.c: conv, pointwise, FC;
+ * seml_dw.c: depthwise and pools; seml_eltwise.c: the rest), so its time
+ * per frame is the sum over its layers of plan_ln_seml_layer: the template's
+ * band loop with its loads, weight tiles and stores, as the C simulation
+ * counts it. An engine has a fixed shape (pa x pb x pp, legal unroll
+ * factors for the largest trip counts among its layers) and band buffers of
+ * 2^k bytes per half; the band rows of each layer follow from them
+ * (plan_ln_band_rows).
  *
- * Memory model: feature maps up to fm_buf bytes stay in on-chip ping-pong
- * buffers (a third holds a skip tensor); larger ones go through DRAM, read in
- * bands, with the loop order (weights outer or bands outer) that moves fewer
- * bytes. Weights always stream from DRAM into double-buffered tiles.
+ * Split-independent work is done once (PlanSemlTab): candidate shapes per
+ * family, pruned to those not dominated in compute cycles on every unit by
+ * a shape with no more PEs and at least as many filter lanes (fewer weight
+ * tiles per band); then, lazily per buffer size, every unit's cycles and
+ * DRAM bytes on every shape with suffix sums over each family's units, so a
+ * split's family time on a shape is one lookup. Per split, each family
+ * keeps the shapes that are fastest for their PE count, and a small
+ * knapsack over families gives the least SEML time for every PE count
+ * (plan_seml_time), which is what the bisection in search.c needs.
  */
 #include "plan_internal.h"
 
@@ -25,14 +28,11 @@
 
 #define INF (INT64_MAX / 4)
 #define CAP ((int64_t)1 << 50)   /* one unit's time; sums of many stay below INF */
-#define MAX_LEVELS 24
-#define PAIR_CANDIDATES 3
+#define NLOG (PLAN_BUF_MAX_LOG + 1)
+#define MAX_PP 64                /* pixel lanes tried */
+#define MAX_CAND 256             /* factors tried per loop */
+#define OPT_STEP 1.005           /* a family option must be this much faster than a cheaper one */
 
-/* One reusable engine family serves every layer that is a matrix product
- * over its reduction: standard conv (C*K*K terms gathered by the window
- * generator), pointwise conv and FC (a pointwise conv on a 1x1 map). Pooling
- * is a depthwise conv with a fixed window (sum or max instead of
- * multiply-add). */
 PlanKind plan_seml_family(PlanKind k)
 {
     switch (k) {
@@ -42,41 +42,212 @@ PlanKind plan_seml_family(PlanKind k)
     }
 }
 
-static int64_t next_pow2(int64_t x)
+typedef struct {
+    int64_t *cyc, *bytes;    /* (family units + 1) x shapes: row k sums units k.. */
+    int lo;                  /* rows lo..n_units are filled (lazily, from the end) */
+} Sums;
+
+typedef struct {
+    int n_units;             /* the family's units, in order */
+    int *units;
+    int *first;              /* per split 0..n: index of its first family unit at or after it */
+    int n_shapes;
+    PlanShape *shapes;       /* PEs ascending */
+    int8_t *need;            /* per family unit: smallest buffer log that fits, -1 none */
+    int8_t *suf_need;        /* per family index k: max need of units k.. (-1: one fits nowhere) */
+    PlanFamNeeds *suf;       /* per family index k: needs of units k.. */
+    int *epoch;              /* per family index k: which largest trip counts (suffix maxima) apply */
+    int n_epochs;
+    char *legal;             /* n_epochs x n_shapes: the shape's factors are legal for them */
+    Sums *sums[NLOG];
+} Fam;
+
+struct PlanSemlTab {
+    const Plan *p;
+    const IrGraph *g;
+    int max_pes, beat;
+    Fam fam[PLAN_K_COUNT];
+    PlanSemlLayer **parts;   /* per unit: its SEML layers (plan_unit_seml_layers) */
+    int *n_parts;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static bool family_present(const PlanSemlTab *t, PlanKind f)
 {
-    int64_t p = 1;
-    while (p < x && p < ((int64_t)1 << 40))
-        p <<= 1;
-    return p;
+    return t->fam[f].n_units > 0;
 }
 
-/* ------------------------------------------------------------ table */
-
-/* Unroll factors a reusable engine may use: 1, 2, 3, 4, 6, 8, 12, 16, ...
- * (powers of two and three times powers of two, as array partitioning
- * factors usually are), up to max and the PE budget, ascending. */
-static int factor_list(int64_t max, int64_t budget, int64_t *out)
+/* every unit's SEML layers, built once */
+static void parts_init(PlanSemlTab *t)
 {
-    int n = 0;
-    for (int64_t p = 1; p <= max && p <= budget && n < 62; p <<= 1) {
-        out[n++] = p;
-        if (3 * p <= max && 3 * p <= budget)
-            out[n++] = 3 * p;
+    int n = t->p->n_units;
+    t->parts = calloc((size_t)n + 1, sizeof *t->parts);
+    t->n_parts = calloc((size_t)n + 1, sizeof(int));
+    if (!t->parts || !t->n_parts)
+        abort();
+    for (int u = 0; u < n; u++) {
+        int k = plan_unit_seml_layers(t->p, t->g, u, NULL, 0);
+        t->parts[u] = malloc(sizeof **t->parts * (size_t)(k > 0 ? k : 1));
+        if (!t->parts[u])
+            abort();
+        t->n_parts[u] = plan_unit_seml_layers(t->p, t->g, u, t->parts[u], k);
     }
-    /* keep ascending: 1, 3?, 2 ... -> sort */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && out[j - 1] > out[j]; j--) {
-            int64_t t = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = t;
-        }
+}
+
+static PlanSemlEngine engine_of(PlanShape s, int buf_log, int beat)
+{
+    int64_t b = (int64_t)1 << buf_log;
+    return (PlanSemlEngine){s.pa, s.pb, s.pp, b, b, beat};
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    return a >= CAP || b >= CAP || a + b >= CAP ? CAP : a + b;
+}
+
+/* ------------------------------------------------- unit on an engine */
+
+/* Band rows: the most that fit the buffers (plan_ln_band_rows), or fewer
+ * when more bands overlap more of the loads and stores with the compute
+ * loop (a layer in one band loads, computes and stores one after another;
+ * each band also reloads the weights). Halving while it helps. */
+static PlanLnRun best_run(const PlanSemlLayer *l, const PlanSemlEngine *e, int64_t *rows)
+{
+    int64_t best = plan_ln_band_rows(l, e);
+    PlanLnRun br = plan_ln_seml_run(l, e, best);
+    for (int64_t r = (best + 1) / 2; best > 1 && r < best; r = (r + 1) / 2) {
+        PlanLnRun x = plan_ln_seml_run(l, e, r);
+        if (x.cycles >= br.cycles)
+            break;
+        br = x, best = r;
+    }
+    if (best <= 0)
+        br.cycles = CAP;
+    *rows = best;
+    return br;
+}
+
+static PlanLnRun unit_run(const PlanSemlTab *t, int unit, PlanShape s, int buf_log, int64_t *rows)
+{
+    PlanLnRun r = {0, 0, 0, 0};
+    PlanSemlEngine e = engine_of(s, buf_log, t->beat);
+    int64_t batch = t->p->units[unit].batch > 1 ? t->p->units[unit].batch : 1;
+    if (rows)
+        *rows = 0;
+    for (int i = 0; i < t->n_parts[unit]; i++) {
+        int64_t br;
+        PlanLnRun x = best_run(&t->parts[unit][i], &e, &br);
+        r.cycles = sat_add(r.cycles, x.cycles);
+        r.compute += x.compute, r.move += x.move, r.bytes += x.bytes;
+        if (rows && i == 0)
+            *rows = br;
+    }
+    r.cycles = r.cycles >= CAP / batch ? CAP : r.cycles * batch;
+    r.compute *= batch, r.move *= batch, r.bytes *= batch;
+    return r;
+}
+
+PlanLnRun plan_seml_unit_run(const PlanSemlTab *t, int unit, PlanShape s, int buf_log, int64_t *band_rows)
+{
+    return unit_run(t, unit, s, buf_log, band_rows);
+}
+
+/* smallest buffer (log2 bytes per half) with at least one band row for every part */
+static int unit_need(PlanSemlTab *t, int unit)
+{
+    for (int lg = PLAN_BUF_MIN_LOG; lg <= PLAN_BUF_MAX_LOG; lg++) {
+        PlanSemlEngine e = engine_of((PlanShape){1, 1, 1}, lg, t->beat);
+        bool ok = true;
+        for (int i = 0; i < t->n_parts[unit] && ok; i++)
+            ok = plan_ln_band_rows(&t->parts[unit][i], &e) > 0;
+        if (ok)
+            return lg;
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------- needs */
+
+static void needs_add(PlanFamNeeds *n, const PlanUnit *u)
+{
+    const PlanGeom *g = &u->geo;
+    if (u->bits > n->bits || (u->bits == n->bits && u->prec == IR_PREC_FLOAT))
+        n->bits = u->bits, n->prec = u->prec;
+    n->mul |= u->mul, n->add |= u->add, n->lut |= u->lut;
+    n->binary |= u->kind == PLAN_K_ELTWISE && u->extra_t >= 0 && !u->bvec;
+    n->bvec |= u->bvec;
+    n->gpool |= u->op == PLAN_SEML_GPOOL;
+    bool windowless = u->op == PLAN_SEML_GPOOL || u->op == PLAN_SEML_ELT;   /* no reduction loop to unroll */
+    if (u->loops.a > n->max_a) n->max_a = u->loops.a;
+    if (!windowless && u->loops.b > n->max_b) n->max_b = u->loops.b;
+    if (u->loops.p > n->max_p) n->max_p = u->loops.p;
+    if (!windowless && g->kh * g->kw > n->max_k) n->max_k = g->kh * g->kw;
+    if (g->c > n->max_c) n->max_c = g->c;
+    if (g->f > n->max_c) n->max_c = g->f;
+    if (g->h * g->w > n->max_hw) n->max_hw = g->h * g->w;
+}
+
+static void fam_needs(PlanSemlTab *t, Fam *F)
+{
+    F->need = malloc((size_t)F->n_units + 1);
+    F->suf_need = malloc((size_t)F->n_units + 1);
+    F->suf = calloc((size_t)F->n_units + 1, sizeof *F->suf);
+    if (!F->need || !F->suf_need || !F->suf)
+        abort();
+    F->suf_need[F->n_units] = PLAN_BUF_MIN_LOG;
+    F->suf[F->n_units] = (PlanFamNeeds){8, IR_PREC_INT8, false, false, false, false, false, false, 1, 1, 1, 1, 1, 1};
+    for (int k = F->n_units - 1; k >= 0; k--) {
+        F->need[k] = (int8_t)unit_need(t, F->units[k]);
+        int8_t after = F->suf_need[k + 1];
+        F->suf_need[k] = F->need[k] < 0 || after < 0 ? -1 : F->need[k] > after ? F->need[k] : after;
+        F->suf[k] = F->suf[k + 1];
+        needs_add(&F->suf[k], &t->p->units[F->units[k]]);
+    }
+}
+
+/* ------------------------------------------------------------- shapes */
+
+static int add_factor(int *v, int n, int64_t f)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == f)
+            return n;
+    if (n < MAX_CAND)
+        v[n++] = (int)f;
     return n;
 }
 
-/* 1 when x has a factor three (at most one dimension of a shape may) */
-static int threes(int64_t x)
+static int cmp_int(const void *a, const void *b)
 {
-    return x % 3 == 0;
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* m*2^k up to lim, and the divisors (up to lim) of every largest trip count
+ * a split can leave the family (the suffix maxima of the loop) */
+static int factors(const Fam *F, const Plan *p, int which, int64_t lim, int *v)
+{
+    int n = 0;
+    int64_t top = 1, last = -1;
+    for (int k = F->n_units - 1; k >= 0; k--) {
+        const PlanUnit *u = &p->units[F->units[k]];
+        bool windowless = u->op == PLAN_SEML_GPOOL || u->op == PLAN_SEML_ELT;
+        int64_t x = which == 0 ? u->loops.a : windowless ? 1 : u->loops.b;
+        if (x > top)
+            top = x;
+        if (top == last)
+            continue;
+        last = top;
+        for (int64_t d = 1; d <= top && d <= lim; d++)
+            if (top % d == 0)
+                n = add_factor(v, n, d);
+    }
+    for (int64_t f = 1; f <= top && f <= lim; f++)
+        if (plan_unroll_m2k(f))
+            n = add_factor(v, n, f);
+    qsort(v, (size_t)n, sizeof *v, cmp_int);
+    return n;
 }
 
 static int shape_cmp(const void *a, const void *b)
@@ -86,587 +257,381 @@ static int shape_cmp(const void *a, const void *b)
     if (px != py)
         return px < py ? -1 : 1;
     if (x->pa != y->pa)
-        return x->pa < y->pa ? -1 : 1;
+        return x->pa > y->pa ? -1 : 1;
     if (x->pb != y->pb)
-        return x->pb < y->pb ? -1 : 1;
+        return x->pb > y->pb ? -1 : 1;
     return x->pp < y->pp ? -1 : x->pp > y->pp;
 }
 
-static void family_shapes(const Plan *p, PlanKind fam, int max_pes, PlanSemlTable *t)
+/* compute iterations of a unit on a shape (what the bands' compute loops
+ * run, ignoring band boundaries): the pruning criterion */
+static int64_t compute_iters(const PlanUnit *u, PlanShape s)
 {
-    int64_t ma = 1, mb = 1, mp = 1;
-    for (int i = 0; i < p->n_units; i++) {
-        const PlanUnit *u = &p->units[i];
-        if (plan_seml_family(u->kind) != fam)
-            continue;
-        if (u->loops.a > ma) ma = u->loops.a;
-        if (u->loops.b > mb) mb = u->loops.b;
-        if (u->loops.p > mp) mp = u->loops.p;
+    int64_t b = u->op == PLAN_SEML_GPOOL || u->kind == PLAN_K_ELTWISE ? 1 : u->loops.b;
+    int64_t p = u->op == PLAN_SEML_GPOOL ? u->geo.h * u->geo.w : u->loops.p;
+    int64_t n = u->batch > 1 ? u->batch : 1;
+    return n * plan_cdiv(p, s.pp) * plan_cdiv(u->loops.a, s.pa) * plan_cdiv(b, s.pb);
+}
+
+/* legal for units whose largest trip counts are n's */
+static bool legal_at(const PlanFamNeeds *n, PlanShape s)
+{
+    return plan_unroll_legal(s.pa, n->max_a) && plan_unroll_legal(s.pb, n->max_b) && plan_unroll_m2k(s.pp);
+}
+
+#define NEAR 1.03   /* within 3% of the fastest: the one with most filter lanes is kept too */
+
+/* Suffixes of the family's units with the same largest trip counts share
+ * an epoch; each epoch's legal shapes are tabulated once. */
+static void fam_epochs(Fam *F, const PlanShape *v, int n)
+{
+    F->epoch = malloc(sizeof(int) * (size_t)(F->n_units + 1));
+    if (!F->epoch)
+        abort();
+    F->n_epochs = 0;
+    for (int k = F->n_units - 1; k >= 0; k--) {
+        bool same = k + 1 < F->n_units && F->suf[k].max_a == F->suf[k + 1].max_a &&
+                    F->suf[k].max_b == F->suf[k + 1].max_b;
+        F->epoch[k] = same ? F->epoch[k + 1] : F->n_epochs++;
     }
-    ma = next_pow2(ma), mb = next_pow2(mb), mp = next_pow2(mp);
-    int64_t fa[64], fb[64], fp[64];
-    int na = factor_list(ma, max_pes, fa), nb = factor_list(mb, max_pes, fb), np = factor_list(mp, max_pes, fp);
-    int cap = 64, n = 0;
+    F->epoch[F->n_units] = 0;
+    F->legal = malloc((size_t)(F->n_epochs > 0 ? F->n_epochs : 1) * (size_t)(n + 1));
+    if (!F->legal)
+        abort();
+    for (int k = F->n_units - 1; k >= 0; k--)
+        if (k + 1 == F->n_units || F->epoch[k] != F->epoch[k + 1])
+            for (int j = 0; j < n; j++)
+                F->legal[(size_t)F->epoch[k] * n + j] = legal_at(&F->suf[k], v[j]);
+}
+
+static bool legal(const Fam *F, int k, int j)
+{
+    return F->legal[(size_t)F->epoch[k] * F->n_shapes + j];
+}
+
+/* For one suffix of the family's units (a split): at each PE count the
+ * shape with the fewest compute iterations and, among those within NEAR of
+ * it, the one with the most filter lanes (fewer weight tiles per band);
+ * then only PE counts faster than every smaller one. */
+static void keep_suffix(const Fam *F, const PlanShape *v, int n, const int64_t *sc, int k, char *keep)
+{
+    int nu1 = F->n_units + 1;
+    const char *ok = F->legal + (size_t)F->epoch[k] * n;
+    int64_t run_best = INF;
+    for (int lo = 0, hi; lo < n; lo = hi) {
+        int pes = plan_shape_pes(v[lo]), b1 = -1, b2 = -1;
+        for (hi = lo; hi < n && plan_shape_pes(v[hi]) == pes; hi++)
+            if (ok[hi] && (b1 < 0 || sc[(size_t)hi * nu1 + k] < sc[(size_t)b1 * nu1 + k]))
+                b1 = hi;
+        if (b1 < 0 || sc[(size_t)b1 * nu1 + k] >= run_best)
+            continue;
+        int64_t best = sc[(size_t)b1 * nu1 + k];
+        run_best = best;
+        for (int j = lo; j < hi; j++)
+            if (ok[j] && (double)sc[(size_t)j * nu1 + k] <= NEAR * (double)best &&
+                (b2 < 0 || v[j].pa > v[b2].pa))
+                b2 = j;
+        keep[b1] = 1;
+        if (b2 >= 0)
+            keep[b2] = 1;
+    }
+}
+
+/* Keep the shapes some split would choose by compute iterations (suffix
+ * sums over the family's units): O(shapes x units). */
+static void prune(const PlanSemlTab *t, Fam *F, PlanShape *v, int n)
+{
+    int nu = F->n_units, nu1 = nu + 1;
+    int64_t *sc = malloc(sizeof(int64_t) * (size_t)(n + 1) * (size_t)nu1);
+    char *keep = calloc((size_t)n + 1, 1);
+    if (!sc || !keep)
+        abort();
+    for (int j = 0; j < n; j++) {
+        int64_t *row = sc + (size_t)j * nu1;
+        row[nu] = 0;
+        for (int k = nu - 1; k >= 0; k--)
+            row[k] = row[k + 1] + compute_iters(&t->p->units[F->units[k]], v[j]);
+    }
+    fam_epochs(F, v, n);
+    for (int k = 0; k < nu; k++)
+        keep_suffix(F, v, n, sc, k, keep);
+    int m = 0;
+    for (int j = 0; j < n; j++) {
+        if (!keep[j])
+            continue;
+        for (int e = 0; e < F->n_epochs; e++)
+            F->legal[(size_t)e * n + m] = F->legal[(size_t)e * n + j];
+        v[m++] = v[j];
+    }
+    for (int e = 1; e < F->n_epochs; e++)   /* rows of n to rows of m */
+        memmove(F->legal + (size_t)e * m, F->legal + (size_t)e * n, (size_t)m);
+    free(sc);
+    free(keep);
+    F->n_shapes = m;
+    F->shapes = v;
+}
+
+static void fam_shapes(PlanSemlTab *t, PlanKind f, Fam *F)
+{
+    int fa[MAX_CAND], fb[MAX_CAND], fp[MAX_CAND];
+    int na = factors(F, t->p, 0, t->max_pes, fa);
+    int nb = f == PLAN_K_ELTWISE ? (fb[0] = 1, 1) : factors(F, t->p, 1, t->max_pes, fb);
+    int np = 0;
+    for (int x = 1; x <= MAX_PP && x <= t->max_pes; x++)
+        if (plan_unroll_m2k(x))
+            fp[np++] = x;
+    int cap = 256, n = 0;
     PlanShape *v = malloc(sizeof *v * (size_t)cap);
-    for (int i = 0; i < na; i++)
-        for (int j = 0; j < nb && fa[i] * fb[j] <= max_pes; j++)
-            for (int k = 0; k < np && fa[i] * fb[j] * fp[k] <= max_pes; k++) {
-                if (threes(fa[i]) + threes(fb[j]) + threes(fp[k]) > 1)
-                    continue;
+    for (int i = 0; v && i < na; i++)
+        for (int j = 0; j < nb && (int64_t)fa[i] * fb[j] <= t->max_pes; j++)
+            for (int k = 0; k < np && (int64_t)fa[i] * fb[j] * fp[k] <= t->max_pes; k++) {
                 if (n == cap)
                     v = realloc(v, sizeof *v * (size_t)(cap *= 2));
                 if (!v)
                     abort();
-                v[n++] = (PlanShape){(int)fa[i], (int)fb[j], (int)fp[k]};
+                v[n++] = (PlanShape){fa[i], fb[j], fp[k]};
             }
+    if (!v)
+        abort();
     qsort(v, (size_t)n, sizeof *v, shape_cmp);
-    t->shapes[fam] = v;
-    t->n_shapes[fam] = n;
+    prune(t, F, v, n);
 }
 
-/* Shape x is dominated by y (same PEs) when y is at least as fast on every
- * unit of the family and has at least as many filter lanes (fewer DRAM
- * re-reads). Dropping dominated shapes keeps every optimum, for any subset
- * of the family's units, and makes each split's search much smaller. */
-static bool dominated(const Plan *p, const PlanSemlTable *t, PlanKind fam, int x, int y)
+/* ------------------------------------------------------------- tables */
+
+static void fam_units(PlanSemlTab *t, PlanKind f, Fam *F)
 {
-    const PlanShape *sx = &t->shapes[fam][x], *sy = &t->shapes[fam][y];
-    if (sy->pa < sx->pa)
-        return false;
-    bool strict = sy->pa > sx->pa;
-    for (int i = 0; i < p->n_units; i++) {
-        if (plan_seml_family(p->units[i].kind) != fam)
-            continue;
-        if (t->row[i][y] > t->row[i][x])
-            return false;
-        strict |= t->row[i][y] < t->row[i][x];
-    }
-    return strict || y < x;
-}
-
-static void prune_family(const Plan *p, PlanSemlTable *t, PlanKind fam)
-{
-    int n = t->n_shapes[fam];
-    char *drop = calloc((size_t)n + 1, 1);
-    if (!drop)
-        abort();
-    for (int lo = 0, hi; lo < n; lo = hi) {
-        int pes = plan_shape_pes(t->shapes[fam][lo]);
-        for (hi = lo; hi < n && plan_shape_pes(t->shapes[fam][hi]) == pes; hi++)
-            ;
-        for (int x = lo; x < hi; x++)
-            for (int y = lo; y < hi && !drop[x]; y++)
-                if (y != x && !drop[y] && dominated(p, t, fam, x, y))
-                    drop[x] = 1;
-    }
-    int m = 0;
-    for (int x = 0; x < n; x++) {
-        if (drop[x])
-            continue;
-        t->shapes[fam][m] = t->shapes[fam][x];
-        for (int i = 0; i < p->n_units; i++)
-            if (plan_seml_family(p->units[i].kind) == fam)
-                t->row[i][m] = t->row[i][x];
-        m++;
-    }
-    t->n_shapes[fam] = m;
-    free(drop);
-}
-
-void plan_seml_table_build(const Plan *p, int max_pes, PlanSemlTable *t)
-{
-    memset(t, 0, sizeof *t);
-    bool present[PLAN_K_COUNT] = {false};
-    for (int i = 0; i < p->n_units; i++)
-        present[plan_seml_family(p->units[i].kind)] = true;
-    for (int f = 0; f < PLAN_K_COUNT; f++)
-        if (present[f])
-            family_shapes(p, (PlanKind)f, max_pes, t);
-    t->row = calloc((size_t)p->n_units + 1, sizeof *t->row);
-    if (!t->row)
-        abort();
-    for (int i = 0; i < p->n_units; i++) {
-        const PlanUnit *u = &p->units[i];
-        PlanKind f = plan_seml_family(u->kind);
-        t->row[i] = malloc(sizeof(int64_t) * (size_t)(t->n_shapes[f] + 1));
-        if (!t->row[i])
-            abort();
-        for (int s = 0; s < t->n_shapes[f]; s++)
-            t->row[i][s] = plan_cost_cycles(u, t->shapes[f][s]);
-    }
-    for (int f = 0; f < PLAN_K_COUNT; f++)
-        if (present[f])
-            prune_family(p, t, (PlanKind)f);
-}
-
-void plan_seml_table_free(const Plan *p, PlanSemlTable *t)
-{
-    if (t->row)
-        for (int i = 0; i < p->n_units; i++)
-            free(t->row[i]);
-    free(t->row);
-    for (int f = 0; f < PLAN_K_COUNT; f++)
-        free(t->shapes[f]);
-    memset(t, 0, sizeof *t);
-}
-
-/* ------------------------------------------------------ DRAM traffic */
-
-static bool tensor_on_chip(const PlanSemlIn *in, int t, int64_t bytes)
-{
-    if (t < 0)
-        return true;
-    int prod = in->ti->unit_of[t];
-    if (prod < 0)
-        return false;                     /* graph input or host output: in DRAM */
-    if (prod < in->first)
-        return in->boundary_on_chip;      /* from the SESL part */
-    return bytes <= in->fm_buf;
-}
-
-static bool reuses_input(PlanKind k)
-{
-    return k == PLAN_K_CONV || k == PLAN_K_PWCONV || k == PLAN_K_FC;
-}
-
-/* weights with the input map in DRAM: stream the input once per filter tile,
- * or the weights once per input band, whichever moves fewer bytes */
-static int64_t weights_and_input(const PlanSemlIn *in, const PlanUnit *u, int pa, bool in_chip)
-{
-    int64_t w = u->w_bytes, i = u->in_bytes;
-    if (in_chip)
-        return w;
-    if (!reuses_input(u->kind))
-        return w + i;
-    int64_t band = u->kh * u->win * u->cin * plan_value_bytes(u->bits);
-    if (band < in->fm_buf)
-        band = in->fm_buf;
-    int64_t nbands = plan_cdiv(i, band > 0 ? band : 1);
-    int64_t wo = w + i * plan_cdiv(u->loops.a, pa);
-    int64_t io = w * nbands + i;
-    return wo < io ? wo : io;
-}
-
-int64_t plan_seml_unit_bytes(const PlanSemlIn *in, int ui, int pa, bool *in_chip, bool *out_chip)
-{
-    const PlanUnit *u = &in->p->units[ui];
-    bool ic = tensor_on_chip(in, u->in_t, u->in_bytes);
-    bool ec = tensor_on_chip(in, u->extra_t, u->extra_bytes);
-    bool oc = u->out_bytes <= in->fm_buf;
-    int64_t bytes = weights_and_input(in, u, pa, ic);
-    if (!ec)
-        bytes += u->extra_bytes;
-    if (!oc || in->ti->dram_out[u->out_t])
-        bytes += u->out_bytes;
-    if (in_chip)
-        *in_chip = ic;
-    if (out_chip)
-        *out_chip = oc;
-    return bytes;
-}
-
-static int64_t mem_cycles(const PlanSemlIn *in, int64_t bytes)
-{
-    double c = (double)bytes / in->bytes_per_cycle;
-    return c >= (double)INF ? INF : (int64_t)(c + 0.999999);
-}
-
-/* ------------------------------------------------------------- cache */
-
-/* A small index for each unroll factor 2^k or 3*2^k: DRAM traffic depends on
- * a shape only through its filter lanes pa, so it is computed per key. */
-#define NKEYS (4 * MAX_LEVELS)
-
-static int pa_key(int pa)
-{
-    int three = pa % 3 == 0;
-    int k = plan_ilog2_ceil(three ? pa / 3 : pa);
-    int key = 2 * k + three;
-    return key < NKEYS ? key : NKEYS - 1;
-}
-
-/* For one buffer size: every unit's time on every shape assuming its inputs
- * come from SEML layers (memin per unit and key), summed over each family's
- * units from every start index on (suf). A split then only corrects the few
- * units reading tensors from the SESL part. */
-typedef struct {
-    int64_t fm;
-    int64_t *memin;                   /* n_units x NKEYS */
-    int64_t *suf[PLAN_K_COUNT];       /* (family units + 1) x n_shapes[f]: row k sums units k.. */
-} SumSet;
-
-struct PlanSemlCache {
-    const Plan *p;
-    const PlanSemlTable *tab;
-    const PlanTensorInfo *ti;
-    double bpc;
-    int *key[PLAN_K_COUNT];           /* per shape */
-    int *first[PLAN_K_COUNT];         /* per split: index of its first SEML unit among the family's */
-    int n_fam_units[PLAN_K_COUNT];
-    SumSet *sets;
-    int n, cap;
-};
-
-PlanSemlCache *plan_seml_cache_new(const Plan *p, const PlanSemlTable *tab, const PlanTensorInfo *ti, double bpc)
-{
-    PlanSemlCache *c = calloc(1, sizeof *c);
-    if (!c)
-        abort();
-    c->p = p;
-    c->tab = tab;
-    c->ti = ti;
-    c->bpc = bpc;
-    for (int f = 0; f < PLAN_K_COUNT; f++) {
-        c->key[f] = malloc(sizeof(int) * (size_t)(tab->n_shapes[f] + 1));
-        c->first[f] = malloc(sizeof(int) * (size_t)(p->n_units + 1));
-        if (!c->key[f] || !c->first[f])
-            abort();
-        for (int j = 0; j < tab->n_shapes[f]; j++)
-            c->key[f][j] = pa_key(tab->shapes[f][j].pa);
-        int k = 0;
-        for (int u = 0; u < p->n_units; u++)
-            if (plan_seml_family(p->units[u].kind) == (PlanKind)f)
-                k++;
-        c->n_fam_units[f] = k;
-        for (int u = p->n_units; u >= 0; u--) {   /* first[u] = family units before u */
-            if (u < p->n_units && plan_seml_family(p->units[u].kind) == (PlanKind)f)
-                k--;
-            c->first[f][u] = k;
-        }
-    }
-    return c;
-}
-
-void plan_seml_cache_free(PlanSemlCache *c)
-{
-    if (!c)
-        return;
-    for (int i = 0; i < c->n; i++) {
-        free(c->sets[i].memin);
-        for (int f = 0; f < PLAN_K_COUNT; f++)
-            free(c->sets[i].suf[f]);
-    }
-    for (int f = 0; f < PLAN_K_COUNT; f++) {
-        free(c->key[f]);
-        free(c->first[f]);
-    }
-    free(c->sets);
-    free(c);
-}
-
-static void mem_keys(const PlanSemlIn *in, int ui, int64_t *out)
-{
-    for (int k = 0; k < NKEYS; k++)
-        out[k] = -1;
-    PlanKind f = plan_seml_family(in->p->units[ui].kind);
-    for (int j = 0; j < in->tab->n_shapes[f]; j++) {
-        int pa = in->tab->shapes[f][j].pa, k = pa_key(pa);
-        if (out[k] < 0)
-            out[k] = mem_cycles(in, plan_seml_unit_bytes(in, ui, pa, NULL, NULL));
-    }
-}
-
-static void sumset_build(PlanSemlCache *c, SumSet *ss, int64_t fm)
-{
-    const Plan *p = c->p;
+    const Plan *p = t->p;
     int n = p->n_units;
-    PlanSemlIn in = {p, c->tab, c, c->ti, NULL, 0, fm, false, c->bpc, 0};
-    ss->fm = fm;
-    ss->memin = malloc(sizeof(int64_t) * (size_t)n * NKEYS + 1);
-    if (!ss->memin)
+    F->units = malloc(sizeof(int) * (size_t)(n + 1));
+    F->first = malloc(sizeof(int) * (size_t)(n + 1));
+    if (!F->units || !F->first)
         abort();
-    for (int u = 0; u < n; u++)
-        mem_keys(&in, u, ss->memin + (size_t)u * NKEYS);
-    for (int f = 0; f < PLAN_K_COUNT; f++) {
-        int ns = c->tab->n_shapes[f], k = c->n_fam_units[f];
-        ss->suf[f] = calloc((size_t)(k + 1) * (size_t)(ns ? ns : 1), sizeof(int64_t));
-        if (!ss->suf[f])
-            abort();
-        for (int u = n - 1; u >= 0; u--) {
-            if (plan_seml_family(p->units[u].kind) != (PlanKind)f)
-                continue;
+    for (int i = 0; i < n; i++)
+        if (plan_seml_family(p->units[i].kind) == f)
+            F->units[F->n_units++] = i;
+    for (int s = n, k = F->n_units; s >= 0; s--) {
+        if (s < n && plan_seml_family(p->units[s].kind) == f)
             k--;
-            int64_t *dst = ss->suf[f] + (size_t)k * ns, *src = dst + ns;
-            const int64_t *mem = ss->memin + (size_t)u * NKEYS;
-            for (int j = 0; j < ns; j++) {
-                int64_t cc = c->tab->row[u][j], m = mem[c->key[f][j]];
-                int64_t t = cc > m ? cc : m;
-                dst[j] = src[j] + (t > CAP ? CAP : t);
-            }
-        }
+        F->first[s] = k;
     }
 }
 
-static const SumSet *cache_get(PlanSemlCache *c, int64_t fm)
+PlanSemlTab *plan_seml_tab_new(const Plan *p, const IrGraph *g, int max_pes)
 {
-    for (int i = 0; i < c->n; i++)
-        if (c->sets[i].fm == fm)
-            return &c->sets[i];
-    if (c->n == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 8;
-        c->sets = realloc(c->sets, sizeof *c->sets * (size_t)c->cap);
-        if (!c->sets)
-            abort();
+    PlanSemlTab *t = calloc(1, sizeof *t);
+    if (!t)
+        abort();
+    t->p = p;
+    t->g = g;
+    t->max_pes = max_pes > 0 ? max_pes : 1;
+    t->beat = p->beat > 0 ? p->beat : 16;
+    parts_init(t);
+    for (int f = 0; f < PLAN_K_COUNT; f++) {
+        Fam *F = &t->fam[f];
+        fam_units(t, (PlanKind)f, F);
+        if (F->n_units == 0)
+            continue;
+        fam_needs(t, F);
+        fam_shapes(t, (PlanKind)f, F);
     }
-    SumSet *ss = &c->sets[c->n++];
-    memset(ss, 0, sizeof *ss);
-    sumset_build(c, ss, fm);
-    return ss;
+    return t;
+}
+
+void plan_seml_tab_free(PlanSemlTab *t)
+{
+    if (!t)
+        return;
+    for (int f = 0; f < PLAN_K_COUNT; f++) {
+        Fam *F = &t->fam[f];
+        for (int l = 0; l < NLOG; l++)
+            if (F->sums[l]) {
+                free(F->sums[l]->cyc);
+                free(F->sums[l]->bytes);
+                free(F->sums[l]);
+            }
+        free(F->units);
+        free(F->first);
+        free(F->shapes);
+        free(F->need);
+        free(F->suf_need);
+        free(F->suf);
+        free(F->epoch);
+        free(F->legal);
+    }
+    for (int u = 0; t->parts && u < t->p->n_units; u++)
+        free(t->parts[u]);
+    free(t->parts);
+    free(t->n_parts);
+    free(t);
+}
+
+static Sums *sums_new(const Fam *F)
+{
+    int ns = F->n_shapes, nu = F->n_units;
+    Sums *S = malloc(sizeof *S);
+    if (!S)
+        abort();
+    S->cyc = calloc((size_t)(nu + 1) * (size_t)(ns ? ns : 1), sizeof(int64_t));
+    S->bytes = calloc((size_t)(nu + 1) * (size_t)(ns ? ns : 1), sizeof(int64_t));
+    if (!S->cyc || !S->bytes)
+        abort();
+    S->lo = nu;
+    return S;
+}
+
+/* the suffix sums at buffer 2^lg, filled down to row kmin: only the units a
+ * split using this buffer size runs are ever costed on it */
+static const Sums *sums_get(PlanSemlTab *t, Fam *F, int lg, int kmin)
+{
+    if (!F->sums[lg])
+        F->sums[lg] = sums_new(F);
+    Sums *S = F->sums[lg];
+    int ns = F->n_shapes;
+    for (int k = S->lo - 1; k >= kmin; k--) {
+        int64_t *dc = S->cyc + (size_t)k * ns, *db = S->bytes + (size_t)k * ns;
+        for (int j = 0; j < ns; j++) {
+            PlanLnRun r = F->need[k] >= 0 && F->need[k] <= lg ? unit_run(t, F->units[k], F->shapes[j], lg, NULL)
+                                                              : (PlanLnRun){CAP, 0, 0, 0};
+            dc[j] = sat_add(dc[j + ns], r.cycles);
+            db[j] = db[j + ns] + r.bytes;
+        }
+    }
+    if (kmin < S->lo)
+        S->lo = kmin;
+    return S;
+}
+
+int plan_seml_min_buf(const PlanSemlTab *t, PlanKind f, int first)
+{
+    const Fam *F = &t->fam[f];
+    if (F->n_units == 0)
+        return PLAN_BUF_MIN_LOG;
+    return F->suf_need[F->first[first]];
+}
+
+PlanFamNeeds plan_seml_needs(const PlanSemlTab *t, PlanKind f, int first)
+{
+    const Fam *F = &t->fam[f];
+    if (F->n_units == 0)
+        return (PlanFamNeeds){8, IR_PREC_INT8, false, false, false, false, false, false, 1, 1, 1, 1, 1, 1};
+    return F->suf[F->first[first]];
+}
+
+/* ------------------------------------------------------- engine memory */
+
+/* a double buffer of 2^lg bytes per half, written a beat and read `lanes`
+ * bytes per cycle */
+static PlanBuf band_buffer(int lg, int64_t lanes, int beat)
+{
+    int64_t width = 8 * (lanes > beat ? lanes : beat);
+    int64_t depth = plan_cdiv(((int64_t)1 << lg) * 8, width);
+    PlanBuf b = plan_buf(1, width, depth);
+    return plan_buf_add(b, b);
+}
+
+static PlanBuf conv_engine(PlanShape s, int lg, int beat, const PlanFamNeeds *n)
+{
+    int64_t trec = plan_cdiv((int64_t)s.pa * n->max_b + 9 * (int64_t)s.pa, beat) * beat;
+    PlanBuf b = band_buffer(lg, (int64_t)s.pb * s.pp, beat);                 /* ibuf */
+    b = plan_buf_add(b, band_buffer(lg, (int64_t)s.pa * s.pp, beat));        /* obuf */
+    if (n->add)
+        b = plan_buf_add(b, band_buffer(lg, (int64_t)s.pa * s.pp, beat));    /* sbuf */
+    b = plan_buf_add(b, plan_buf(2 * (int64_t)s.pa, 8 * (int64_t)s.pb, plan_cdiv(trec / s.pa, s.pb)));  /* tbuf */
+    b = plan_buf_add(b, plan_buf(s.pb, 48, plan_cdiv(n->max_b, s.pb)));      /* tap_dy, tap_dx, tap_c */
+    if (n->lut)
+        b = plan_buf_add(b, plan_buf(1, 8, 256));
+    return b;
+}
+
+static PlanBuf dw_engine(PlanShape s, int lg, int beat, const PlanFamNeeds *n)
+{
+    int64_t kk = n->max_k, c = n->max_c;
+    PlanBuf b = band_buffer(lg, (int64_t)s.pa * s.pb * s.pp, beat);
+    b = plan_buf_add(b, band_buffer(lg, (int64_t)s.pa * s.pp, beat));
+    if (n->add)
+        b = plan_buf_add(b, band_buffer(lg, (int64_t)s.pa * s.pp, beat));    /* sbuf */
+    if (n->lut)
+        b = plan_buf_add(b, plan_buf(1, 8, 256));
+    b = plan_buf_add(b, plan_buf(s.pa, 8 * (int64_t)s.pb, plan_cdiv(c * kk, (int64_t)s.pa * s.pb)));  /* rec weights */
+    b = plan_buf_add(b, plan_buf(s.pa, 72, plan_cdiv(c, s.pa)));             /* rec bias, mult, shift */
+    if (n->gpool)
+        b = plan_buf_add(b, plan_buf(s.pa, 32, plan_cdiv(c, s.pa)));         /* gacc */
+    return b;
+}
+
+static PlanBuf elt_engine(PlanShape s, int lg, int beat, const PlanFamNeeds *n)
+{
+    int64_t lanes = (int64_t)s.pa * s.pp;
+    PlanBuf b = plan_buf_add(band_buffer(lg, lanes, beat), band_buffer(lg, lanes, beat));  /* abuf, obuf */
+    if (n->binary)
+        b = plan_buf_add(b, band_buffer(lg, lanes, beat));                   /* bbuf */
+    if (n->bvec)
+        b = plan_buf_add(b, plan_buf(s.pa, 8, plan_cdiv(n->max_c, s.pa)));  /* vec */
+    if (n->lut)
+        b = plan_buf_add(b, plan_buf(1, 8, 256));
+    return b;
+}
+
+PlanBuf plan_mem_seml_engine(PlanKind f, PlanShape s, int buf_log, int beat, const PlanFamNeeds *n)
+{
+    switch (f) {
+    case PLAN_K_PWCONV: return conv_engine(s, buf_log, beat, n);
+    case PLAN_K_DWCONV: return dw_engine(s, buf_log, beat, n);
+    default: return elt_engine(s, buf_log, beat, n);
+    }
 }
 
 /* ------------------------------------------------------------ solver */
 
 typedef struct {
-    int pes;
-    int cost;            /* PE quanta of the knapsack (set by knapsack) */
+    int pes, cost;       /* PEs, and PE quanta of the knapsack */
     int64_t time;
-    int s1, s2;          /* shape indices in the family; s2 < 0: one engine */
+    int shape;
 } Opt;
 
 struct PlanSeml {
-    PlanSemlIn in;
-    int grid, nq;
+    PlanSemlTab *tab;
+    int first, grid, nq;
+    bool ok;
     int n_fam;
     PlanKind fam[PLAN_K_COUNT];
+    int lg[PLAN_K_COUNT];
+    const Sums *sums[PLAN_K_COUNT];
+    int row[PLAN_K_COUNT];   /* the family's first unit at this split */
     Opt *opt[PLAN_K_COUNT];
     int n_opt[PLAN_K_COUNT];
-    int64_t *dp;         /* (n_fam+1) x nq */
-    short *arg;          /* n_fam x nq */
-    int64_t base;        /* per-layer set-up of every SEML layer */
+    int64_t *dp;             /* (n_fam) x nq: least time of families 0..i-1 */
+    short *arg;
 };
 
-/* One family's view of this split: its units, their times per shape. */
-typedef struct {
-    const PlanSemlIn *in;
-    const SumSet *ss;
-    PlanKind f;
-    int n_units, n_shapes;
-    int *units;
-    int64_t *memb;       /* NKEYS DRAM cycles per corrected unit, with this split's inputs */
-    int *corr;           /* per unit: its row in memb when it reads a tensor from the SESL part, else -1 */
-    int n_corr;
-    int64_t *tsum;       /* per shape: the family's time on it */
-    const PlanShape *shapes;
-    const int *key;
-    int n_lev;           /* shapes are sorted by PEs: level l is [lo[l], hi[l]) */
-    int lev_pes[2 * MAX_LEVELS], lo[2 * MAX_LEVELS], hi[2 * MAX_LEVELS];
-} FamTable;
-
-static void fam_levels(FamTable *ft)
-{
-    ft->n_lev = 0;
-    for (int j = 0; j < ft->n_shapes; j++) {
-        int pes = plan_shape_pes(ft->shapes[j]);
-        if (ft->n_lev && ft->lev_pes[ft->n_lev - 1] == pes) {
-            ft->hi[ft->n_lev - 1] = j + 1;
-            continue;
-        }
-        if (ft->n_lev == 2 * MAX_LEVELS)
-            break;
-        ft->lev_pes[ft->n_lev] = pes;
-        ft->lo[ft->n_lev] = j;
-        ft->hi[ft->n_lev++] = j + 1;
-    }
-}
-
-/* level index of a PE count, -1 if no single engine has it */
-static int fam_level(const FamTable *ft, int pes)
-{
-    for (int l = 0; l < ft->n_lev; l++)
-        if (ft->lev_pes[l] == pes)
-            return l;
-    return -1;
-}
-
-/* time of the k-th unit of the family on shape j */
-static inline int64_t unit_time(const FamTable *ft, int k, int j)
-{
-    int ui = ft->units[k];
-    int64_t cc = ft->in->tab->row[ui][j];
-    const int64_t *mem = ft->corr[k] >= 0 ? ft->memb + (size_t)ft->corr[k] * NKEYS
-                                          : ft->ss->memin + (size_t)ui * NKEYS;
-    int64_t m = mem[ft->key[j]];
-    int64_t t = cc > m ? cc : m;
-    return t > CAP ? CAP : t;
-}
-
-static bool reads_sesl(const PlanSemlIn *in, const PlanUnit *u)
-{
-    int ts[2] = {u->in_t, u->extra_t};
-    for (int k = 0; k < 2; k++) {
-        int prod = ts[k] >= 0 ? in->ti->unit_of[ts[k]] : -1;
-        if (prod >= 0 && prod < in->first)
-            return true;
-    }
-    return false;
-}
-
-static void fam_table(const PlanSeml *s, PlanKind f, FamTable *ft)
-{
-    const PlanSemlIn *in = &s->in;
-    const Plan *p = in->p;
-    int n = p->n_units;
-    memset(ft, 0, sizeof *ft);
-    ft->in = in;
-    ft->ss = cache_get(in->cache, in->fm_buf);
-    ft->f = f;
-    ft->n_shapes = in->tab->n_shapes[f];
-    ft->shapes = in->tab->shapes[f];
-    ft->key = in->cache->key[f];
-    ft->units = malloc(sizeof(int) * (size_t)(n + 1));
-    ft->corr = malloc(sizeof(int) * (size_t)(n + 1));
-    ft->tsum = malloc(sizeof(int64_t) * (size_t)(ft->n_shapes + 1));
-    if (!ft->units || !ft->corr || !ft->tsum)
-        abort();
-    for (int i = in->first; i < n; i++)
-        if (plan_seml_family(p->units[i].kind) == f)
-            ft->units[ft->n_units++] = i;
-    const int64_t *suf = ft->ss->suf[f] + (size_t)in->cache->first[f][in->first] * ft->n_shapes;
-    for (int j = 0; j < ft->n_shapes; j++)
-        ft->tsum[j] = suf[j];
-    int n_corr = 0;
-    for (int k = 0; k < ft->n_units; k++) {
-        ft->corr[k] = -1;
-        n_corr += reads_sesl(in, &p->units[ft->units[k]]);
-    }
-    ft->memb = malloc(sizeof(int64_t) * (size_t)(n_corr + 1) * NKEYS);
-    if (!ft->memb)
-        abort();
-    for (int k = 0; k < ft->n_units; k++) {
-        if (!reads_sesl(in, &p->units[ft->units[k]]))
-            continue;
-        for (int j = 0; j < ft->n_shapes; j++)
-            ft->tsum[j] -= unit_time(ft, k, j);
-        ft->corr[k] = ft->n_corr;
-        mem_keys(in, ft->units[k], ft->memb + (size_t)ft->n_corr++ * NKEYS);
-        for (int j = 0; j < ft->n_shapes; j++)
-            ft->tsum[j] += unit_time(ft, k, j);
-    }
-    fam_levels(ft);
-}
-
-static void fam_free(FamTable *ft)
-{
-    free(ft->units);
-    free(ft->corr);
-    free(ft->memb);
-    free(ft->tsum);
-}
-
-static int64_t pair_time(const FamTable *ft, int a, int b)
-{
-    int64_t sum = 0;
-    for (int k = 0; k < ft->n_units; k++) {
-        int64_t x = unit_time(ft, k, a), y = unit_time(ft, k, b);
-        sum += x < y ? x : y;
-        if (sum >= INF)
-            return INF;
-    }
-    return sum;
-}
-
-/* the shapes that are the best at PE level `pes` for at least one unit */
-static int level_candidates(const FamTable *ft, int pes, int *out)
-{
-    int n = 0, l = fam_level(ft, pes);
-    if (l < 0)
-        return 0;
-    for (int k = 0; k < ft->n_units && n < PAIR_CANDIDATES; k++) {
-        int best = -1;
-        int64_t bt = INF;
-        for (int j = ft->lo[l]; j < ft->hi[l]; j++) {
-            int64_t t = unit_time(ft, k, j);
-            if (best < 0 || t < bt) {
-                best = j;
-                bt = t;
-            }
-        }
-        bool dup = best < 0;
-        for (int i = 0; i < n && !dup; i++)
-            dup = out[i] == best;
-        if (!dup)
-            out[n++] = best;
-    }
-    return n;
-}
-
-static Opt best_single(const FamTable *ft, int pes)
-{
-    Opt o = {pes, 0, INF, -1, -1};
-    int l = fam_level(ft, pes);
-    for (int j = l < 0 ? 0 : ft->lo[l]; l >= 0 && j < ft->hi[l]; j++)
-        if (ft->tsum[j] < o.time) {
-            o.time = ft->tsum[j];
-            o.s1 = j;
-        }
-    return o;
-}
-
-/* two engines of pes/2 each */
-static Opt best_pair(const FamTable *ft, int pes)
-{
-    Opt o = {pes, 0, INF, -1, -1};
-    int cand[PAIR_CANDIDATES];
-    int n = pes >= 2 && pes % 2 == 0 ? level_candidates(ft, pes / 2, cand) : 0;
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++) {
-            int64_t t = pair_time(ft, cand[i], cand[j]);
-            if (t < o.time) {
-                o.time = t;
-                o.s1 = cand[i];
-                o.s2 = cand[j];
-            }
-        }
-    return o;
-}
-
-/* distinct PE counts of single engines and of pairs, ascending */
-static int pe_levels(const FamTable *ft, int max_pes, int64_t *out)
-{
-    int n = 0;
-    for (int l = 0; l < ft->n_lev; l++)
-        for (int twice = 0; twice < 2; twice++) {
-            int64_t v = (int64_t)ft->lev_pes[l] * (twice ? 2 : 1);
-            bool dup = v > max_pes;
-            for (int k = 0; k < n && !dup; k++)
-                dup = out[k] == v;
-            if (!dup && n < 2 * MAX_LEVELS)
-                out[n++] = v;
-        }
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && out[j - 1] > out[j]; j--) {
-            int64_t t = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = t;
-        }
-    return n;
-}
-
+/* the family's options: for growing PEs, each shape faster than every cheaper one */
 static void family_options(PlanSeml *s, int fi)
 {
-    FamTable ft;
-    fam_table(s, s->fam[fi], &ft);
-    Opt *v = malloc(sizeof(Opt) * 2 * MAX_LEVELS);
+    PlanKind f = s->fam[fi];
+    const Fam *F = &s->tab->fam[f];
+    const int64_t *row = s->sums[fi]->cyc + (size_t)s->row[fi] * F->n_shapes;
+    Opt *v = malloc(sizeof(Opt) * (size_t)(F->n_shapes + 1));
     if (!v)
         abort();
-    int n = 0;
+    int m = 0;
     int64_t best = INF;
-    int64_t levels[2 * MAX_LEVELS];
-    int nl = pe_levels(&ft, s->in.max_pes, levels);
-    for (int l = 0; l < nl && n < 2 * MAX_LEVELS; l++) {
-        Opt a = best_single(&ft, (int)levels[l]), b = best_pair(&ft, (int)levels[l]);
-        Opt o = b.time < a.time ? b : a;
-        if (o.time < best) {   /* more PEs that do not help are never chosen */
-            v[n++] = o;
-            best = o.time;
-        }
+    for (int j = 0; j < F->n_shapes; j++) {
+        int pes = plan_shape_pes(F->shapes[j]);
+        if (row[j] >= CAP || (double)row[j] * OPT_STEP >= (double)best || pes > s->tab->max_pes ||
+            !legal(F, s->row[fi], j))
+            continue;
+        if (m > 0 && v[m - 1].pes == pes)
+            m--;   /* same PEs, faster */
+        v[m++] = (Opt){pes, (int)plan_cdiv(pes, s->grid), row[j], j};
+        best = row[j];
     }
     s->opt[fi] = v;
-    s->n_opt[fi] = n;
-    fam_free(&ft);
+    s->n_opt[fi] = m;
 }
-/* dp row i+1 = least time of families 0..i within q PE quanta. The last
- * family is not tabulated: each query picks its option directly. */
+
+/* dp row i = least time of families 0..i-1 within q PE quanta; the last
+ * family is not tabulated: each query picks its option directly */
 static void knapsack(PlanSeml *s)
 {
     int nq = s->nq, rows = s->n_fam > 0 ? s->n_fam : 1;
@@ -676,29 +641,84 @@ static void knapsack(PlanSeml *s)
         abort();
     for (int q = 0; q < nq; q++)
         s->dp[q] = 0;
-    for (int i = 0; i < s->n_fam; i++)
-        for (int o = 0; o < s->n_opt[i]; o++)
-            s->opt[i][o].cost = (int)plan_cdiv(s->opt[i][o].pes, s->grid);
     for (int i = 0; i + 1 < s->n_fam; i++) {
         const int64_t *prev = s->dp + (size_t)i * nq;
         int64_t *cur = s->dp + (size_t)(i + 1) * nq;
         short *arg = s->arg + (size_t)i * nq;
-        for (int q = 0; q < nq; q++) {
-            cur[q] = INF;
-            arg[q] = -1;
-        }
+        for (int q = 0; q < nq; q++)
+            cur[q] = INF, arg[q] = -1;
         for (int o = 0; o < s->n_opt[i]; o++) {
             int c = s->opt[i][o].cost;
             int64_t to = s->opt[i][o].time;
-            for (int q = c; q < nq; q++) {
-                int64_t t = prev[q - c] >= INF ? INF : prev[q - c] + to;
-                if (t < cur[q]) {
-                    cur[q] = t;
+            for (int q = c; q < nq; q++)
+                if (prev[q - c] < INF && prev[q - c] + to < cur[q]) {
+                    cur[q] = prev[q - c] + to;
                     arg[q] = (short)o;
                 }
-            }
         }
     }
+}
+
+static bool setup_families(PlanSeml *s, int lg)
+{
+    PlanSemlTab *t = s->tab;
+    for (int f = 0; f < PLAN_K_COUNT; f++) {
+        Fam *F = &t->fam[f];
+        if (!family_present(t, (PlanKind)f) || F->first[s->first] >= F->n_units)
+            continue;
+        int need = F->suf_need[F->first[s->first]];
+        if (need < 0)
+            return false;
+        int i = s->n_fam++;
+        s->fam[i] = (PlanKind)f;
+        s->lg[i] = need > lg ? need : lg;
+        s->row[i] = F->first[s->first];
+        s->sums[i] = sums_get(t, F, s->lg[i], s->row[i]);
+    }
+    return true;
+}
+
+PlanSeml *plan_seml_new(PlanSemlTab *t, int first, int buf_log, int max_pes)
+{
+    PlanSeml *s = calloc(1, sizeof *s);
+    if (!s)
+        abort();
+    s->tab = t;
+    s->first = first;
+    int mp = max_pes > 0 ? max_pes : 1;
+    s->grid = (int)plan_cdiv(mp, 1024);
+    s->nq = mp / s->grid + 1;
+    s->ok = setup_families(s, buf_log);
+    if (!s->ok)
+        s->n_fam = 0;
+    for (int i = 0; i < s->n_fam; i++)
+        family_options(s, i);
+    knapsack(s);
+    return s;
+}
+
+void plan_seml_free(PlanSeml *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n_fam; i++)
+        free(s->opt[i]);
+    free(s->dp);
+    free(s->arg);
+    free(s);
+}
+
+bool plan_seml_ok(const PlanSeml *s)
+{
+    return s->ok;
+}
+
+static int column(const PlanSeml *s, int q)
+{
+    if (q < 0)
+        return -1;
+    int c = q / s->grid;
+    return c >= s->nq ? s->nq - 1 : c;
 }
 
 /* best option of the last family at column c, with the total time */
@@ -720,51 +740,10 @@ static int last_pick(const PlanSeml *s, int c, int64_t *total)
     return best;
 }
 
-PlanSeml *plan_seml_new(const PlanSemlIn *in)
-{
-    PlanSeml *s = calloc(1, sizeof *s);
-    if (!s)
-        abort();
-    s->in = *in;
-    int max_pes = in->max_pes > 0 ? in->max_pes : 1;
-    s->in.max_pes = max_pes;
-    s->grid = (int)plan_cdiv(max_pes, 1024);
-    s->nq = max_pes / s->grid + 1;
-    bool present[PLAN_K_COUNT] = {false};
-    for (int i = in->first; i < in->p->n_units; i++) {
-        present[plan_seml_family(in->p->units[i].kind)] = true;
-        s->base += PLAN_SEML_SETUP;
-    }
-    for (int f = 0; f < PLAN_K_COUNT; f++)
-        if (present[f])
-            s->fam[s->n_fam++] = (PlanKind)f;
-    for (int i = 0; i < s->n_fam; i++)
-        family_options(s, i);
-    knapsack(s);
-    return s;
-}
-
-void plan_seml_free(PlanSeml *s)
-{
-    if (!s)
-        return;
-    for (int i = 0; i < s->n_fam; i++)
-        free(s->opt[i]);
-    free(s->dp);
-    free(s->arg);
-    free(s);
-}
-
-static int column(const PlanSeml *s, int q)
-{
-    if (q < 0)
-        return -1;
-    int c = q / s->grid;
-    return c >= s->nq ? s->nq - 1 : c;
-}
-
 int64_t plan_seml_time(const PlanSeml *s, int q)
 {
+    if (!s->ok)
+        return INT64_MAX;
     if (s->n_fam == 0)
         return 0;
     int c = column(s, q);
@@ -772,12 +751,13 @@ int64_t plan_seml_time(const PlanSeml *s, int q)
         return INT64_MAX;
     int64_t t;
     last_pick(s, c, &t);
-    return t >= INF ? INT64_MAX : t + s->base;
+    return t >= INF ? INT64_MAX : t;
 }
 
-void plan_seml_choice(const PlanSeml *s, int q, PlanSemlChoice *ch)
+void plan_seml_choice(const PlanSeml *s, int q, PlanSemlChoice *ch, int64_t *bytes)
 {
     memset(ch, 0, sizeof *ch);
+    *bytes = 0;
     int c = column(s, q);
     int64_t total;
     for (int i = s->n_fam - 1; i >= 0 && c >= 0; i--) {
@@ -785,13 +765,11 @@ void plan_seml_choice(const PlanSeml *s, int q, PlanSemlChoice *ch)
         if (o < 0)
             return;
         const Opt *op = &s->opt[i][o];
-        PlanKind f = s->fam[i];
-        ch->kind[ch->n_engines] = f;
-        ch->shape[ch->n_engines++] = s->in.tab->shapes[f][op->s1];
-        if (op->s2 >= 0) {
-            ch->kind[ch->n_engines] = f;
-            ch->shape[ch->n_engines++] = s->in.tab->shapes[f][op->s2];
-        }
+        const Fam *F = &s->tab->fam[s->fam[i]];
+        ch->kind[ch->n_engines] = s->fam[i];
+        ch->buf_log[ch->n_engines] = s->lg[i];
+        ch->shape[ch->n_engines++] = F->shapes[op->shape];
+        *bytes += s->sums[i]->bytes[(size_t)s->row[i] * F->n_shapes + op->shape];
         c -= op->cost;
     }
 }

@@ -1,22 +1,28 @@
 /* units.c - from IR layers to the planner's units of accelerator work.
  *
  * Why a mapping step: the planner reasons about engines, not ONNX nodes.
- * Each accelerated layer (IR_F_ACCEL) becomes a unit with its loop nest and
- * byte counts; what happens to the rest is decided here, in one place:
+ * Each layer an engine can run becomes a unit with its full geometry (one
+ * image, NHWC: pads with any ceil-mode overhang, strides, dilations,
+ * groups; an FC is a conv whose window is its whole input map, in (h, w, c)
+ * order) and byte counts; what happens to the rest is decided here, in one
+ * place:
  *
- *  - views (IR_F_NO_DATA: Reshape, Flatten, ...) and QuantizeLinear /
- *    DequantizeLinear left in a QDQ graph cost nothing; their output is an
- *    alias of their input;
- *  - BatchNormalization, activations and Add/Sub/Mul/PRelu whose input is the
- *    output of the unit just made and that are its only reader are fused
- *    into that unit's epilogue (as passes/fuse_* will do to the IR): no
- *    cycles of their own, the second operand of a binary op becomes the
- *    unit's residual input; x*act(x) (SiLU, HardSwish as x*HardSigmoid(x))
- *    is fused as one gated activation;
+ *  - views (Reshape, Flatten, ...) and QuantizeLinear / DequantizeLinear
+ *    cost nothing: their output is an alias of their input;
+ *  - a conv/FC unit absorbs only the epilogue the engines have, in their
+ *    order (docs/hls.md, section 2): requantize and clamp (Relu and Clip
+ *    fold into the clamp; a float graph also folds BatchNormalization), a
+ *    residual Add/Sub of a second map of the same shape, then one table
+ *    activation (Sigmoid, Tanh, HardSigmoid, HardSwish, SiLU as
+ *    x*sigmoid(x), LeakyRelu, Elu); pools and element-wise units absorb
+ *    nothing;
  *  - the same ops standing alone become element-wise units;
- *  - everything else (Softmax, Transpose, Resize, MatMul of two activations,
- *    ...) runs on the host CPU: listed, timed by a simple CPU model, and its
- *    inputs and outputs pass through DRAM.
+ *  - everything else runs on the host CPU, and so does every float layer
+ *    that moves data in a graph the quantize pass made integer.
+ *
+ * Every phase is linear in layers + tensors: reader counts and the single
+ * reader of each tensor are tabulated once (ir_tensor_uses scans the whole
+ * graph per call), and host dependence is propagated in one pass.
  */
 #include "plan_internal.h"
 
@@ -39,7 +45,10 @@ static int64_t numel(const IrGraph *g, int t)
     return n < 0 ? 0 : n;
 }
 
-static int resolve(const PlanTensorInfo *ti, int t);
+static int resolve(const PlanTensorInfo *ti, int t)
+{
+    return t < 0 ? t : ti->alias[t];
+}
 
 /* constant, also through a view or a DequantizeLinear of a constant */
 static bool is_const(const IrGraph *g, const PlanTensorInfo *ti, int t)
@@ -49,50 +58,144 @@ static bool is_const(const IrGraph *g, const PlanTensorInfo *ti, int t)
     return t >= 0 && g->tensors[t].kind == IR_T_CONST;
 }
 
-static int resolve(const PlanTensorInfo *ti, int t)
-{
-    return t < 0 ? t : ti->alias[t];
-}
-
 void plan_tensor_info_free(PlanTensorInfo *ti)
 {
     free(ti->alias);
     free(ti->unit_of);
     free(ti->dram_out);
+    free(ti->uses);
+    free(ti->reader);
+    free(ti->tainted);
     memset(ti, 0, sizeof *ti);
+}
+
+/* -------------------------------------------------------- geometry */
+
+/* NCHW tensor -> images, rows, columns, channels of one image: rank 4
+ * [N,C,H,W]; rank 3 [N,C,L] is one row of L; rank 2 [M,K] is M rows of one
+ * pixel of K channels; more spatial dims multiply into the columns */
+static void nhwc(const IrTensor *t, int64_t *n, int64_t *h, int64_t *w, int64_t *c)
+{
+    *n = 1, *h = 1, *w = 1, *c = t->rank >= 1 ? t->dims[t->rank >= 2 ? 1 : 0] : 1;
+    if (t->rank == 2) {
+        *h = t->dims[0];
+        return;
+    }
+    if (t->rank >= 3)
+        *n = t->dims[0];
+    if (t->rank == 3)
+        *w = t->dims[2];
+    if (t->rank >= 4) {
+        *h = t->dims[2];
+        for (int i = 3; i < t->rank; i++)
+            *w *= t->dims[i];
+    }
+}
+
+/* window attributes of a conv or pool along (h, w): nsp 1 is one row */
+typedef struct {
+    int nsp;
+    const int64_t *k, *s, *d, *pb, *pe;
+} Window;
+
+static void apply_window(PlanGeom *g, const Window *a)
+{
+    int i = a->nsp >= 2 ? 1 : 0;
+    g->kw = a->k[i], g->sw = a->s[i] > 0 ? a->s[i] : 1, g->dw = a->d[i] > 0 ? a->d[i] : 1;
+    g->pl = a->pb[i], g->pr = a->pe[i];
+    if (a->nsp >= 2) {
+        g->kh = a->k[0], g->sh = a->s[0] > 0 ? a->s[0] : 1, g->dh = a->d[0] > 0 ? a->d[0] : 1;
+        g->pt = a->pb[0], g->pb = a->pe[0];
+    }
+    /* ceil mode: the last window reaches past the explicit pad */
+    int64_t oh = (g->ho - 1) * g->sh + (g->kh - 1) * g->dh + 1 - g->h - g->pt;
+    int64_t ow = (g->wo - 1) * g->sw + (g->kw - 1) * g->dw + 1 - g->w - g->pl;
+    if (oh > g->pb)
+        g->pb = oh;
+    if (ow > g->pr)
+        g->pr = ow;
+}
+
+static void base_geom(const IrGraph *g, int x, int y, PlanGeom *o, int64_t *batch)
+{
+    int64_t n;
+    memset(o, 0, sizeof *o);
+    nhwc(&g->tensors[x], batch, &o->h, &o->w, &o->c);
+    nhwc(&g->tensors[y], &n, &o->ho, &o->wo, &o->f);
+    o->kh = o->kw = o->sh = o->sw = o->dh = o->dw = o->g = 1;
+}
+
+static bool has_pads(const PlanGeom *g)
+{
+    return g->pt || g->pl || g->pb || g->pr;
 }
 
 /* ------------------------------------------------------ classification */
 
-static bool fusable_op(IrOp op)
+static bool table_op(IrOp op)
 {
     switch (op) {
-    case IR_OP_BATCHNORM: case IR_OP_RELU: case IR_OP_CLIP: case IR_OP_LEAKY_RELU:
     case IR_OP_SIGMOID: case IR_OP_HARD_SIGMOID: case IR_OP_HARD_SWISH: case IR_OP_TANH:
-    case IR_OP_ELU: case IR_OP_PRELU: case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL:
+    case IR_OP_LEAKY_RELU: case IR_OP_ELU:
         return true;
     default:
         return false;
     }
 }
 
-static bool unary_act(IrOp op)
+static bool clamp_op(IrOp op)
 {
-    return op == IR_OP_SIGMOID || op == IR_OP_HARD_SIGMOID || op == IR_OP_TANH;
+    return op == IR_OP_RELU || op == IR_OP_CLIP;
 }
 
-/* spatial extent of an NC... tensor: H and the product of the rest */
-static void spatial_hw(const IrTensor *t, int64_t *h, int64_t *w)
+static bool is_pool(IrOp op)
 {
-    *h = t->rank > 2 ? t->dims[2] : 1;
-    *w = 1;
-    for (int i = 3; i < t->rank; i++)
-        *w *= t->dims[i];
+    return op == IR_OP_MAXPOOL || op == IR_OP_AVGPOOL || op == IR_OP_GLOBAL_AVGPOOL ||
+           op == IR_OP_GLOBAL_MAXPOOL || op == IR_OP_REDUCE_MEAN;
 }
 
-static int64_t channels(const IrTensor *t)
+static bool spatial_mean(const IrGraph *g, const IrLayer *L)
 {
-    return t->rank >= 2 ? t->dims[1] : (t->rank == 1 ? t->dims[0] : 1);
+    int rank = g->tensors[L->in[0]].rank, seen = 0;
+    if (rank < 3 || L->attr.axes.n != rank - 2)
+        return false;
+    for (int i = 0; i < L->attr.axes.n; i++) {
+        int64_t a = L->attr.axes.perm[i] < 0 ? L->attr.axes.perm[i] + rank : L->attr.axes.perm[i];
+        if (a < 2 || a >= rank || (seen & (1 << a)))
+            return false;
+        seen |= 1 << a;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------ building */
+
+typedef struct {
+    const IrGraph *g;
+    const PlanOptions *o;
+    Plan *p;
+    PlanTensorInfo *ti;
+    IrDiag *d;
+    int cap;
+    bool int_graph;   /* the quantize pass made layers integer */
+    bool *prefused;   /* layers already folded into an earlier unit */
+    int *stage;       /* per unit: epilogue reached (0 none, 1 residual Add, 2 table) */
+    bool *clamped;    /* per unit: a clamp already applied (BN may no longer fold) */
+} Ctx;
+
+static bool shapes_known(Ctx *c, const IrLayer *L)
+{
+    for (int i = 0; i < L->n_in; i++)
+        if (L->in[i] >= 0 && ir_tensor_numel(&c->g->tensors[L->in[i]]) < 0)
+            goto bad;
+    for (int i = 0; i < L->n_out; i++)
+        if (L->out[i] >= 0 && ir_tensor_numel(&c->g->tensors[L->out[i]]) < 0)
+            goto bad;
+    return true;
+bad:
+    diag_error(c->d, c->g->path, L->name, ir_op_name(L->op),
+               "tensor shape unknown: the planner needs static shapes (use --input-shape)");
+    return false;
 }
 
 static void set_precision(const IrLayer *L, const PlanOptions *o, PlanUnit *u)
@@ -121,74 +224,10 @@ static void data_inputs(const IrGraph *g, const PlanTensorInfo *ti, const IrLaye
     }
 }
 
-static void fill_fm(const IrGraph *g, PlanUnit *u)
-{
-    const IrTensor *x = &g->tensors[u->in_t], *y = &g->tensors[u->out_t];
-    u->cin = channels(x);
-    u->cout = channels(y);
-    spatial_hw(x, &u->hin, &u->win);
-    spatial_hw(y, &u->hout, &u->wout);
-    u->kh = u->kw = u->stride = 1;
-}
-
-static void conv_unit(const IrGraph *g, const IrLayer *L, PlanUnit *u)
-{
-    const IrConvAttr *a = &L->attr.conv;
-    u->kh = a->nsp > 0 ? a->kernel[0] : 1;
-    u->kw = 1;
-    for (int i = 1; i < a->nsp; i++)
-        u->kw *= a->kernel[i];
-    u->stride = a->nsp > 0 && a->stride[0] > 0 ? a->stride[0] : 1;
-    int64_t group = a->group > 0 ? a->group : 1;
-    int64_t pixels = numel(g, u->out_t) / (u->cout > 0 ? u->cout : 1);
-    if (group == 1 && u->kh * u->kw == 1) {
-        u->kind = PLAN_K_PWCONV;
-        u->loops = plan_loops_pwconv(u->cout, u->cin, pixels);
-    } else if (group > 1 && group == u->cin) {
-        u->kind = PLAN_K_DWCONV;
-        u->loops = plan_loops_dwconv(u->cout, u->kh, u->kw, pixels);
-    } else {
-        u->kind = PLAN_K_CONV;
-        u->loops = plan_loops_conv(u->cout, u->cin / group, u->kh, u->kw, pixels);
-    }
-}
-
-static void fc_unit(const IrGraph *g, const IrLayer *L, const IrLayerStats *st, PlanUnit *u)
-{
-    (void)L;
-    const IrTensor *y = &g->tensors[u->out_t];
-    int64_t outf = y->rank > 0 ? y->dims[y->rank - 1] : 1;
-    int64_t ny = numel(g, u->out_t);
-    int64_t rows = outf > 0 ? ny / outf : 1;
-    int64_t k = ny > 0 ? st->macs / ny : 0;
-    u->kind = PLAN_K_FC;
-    u->loops = plan_loops_fc(outf, k, rows);
-    u->cin = k;
-    u->cout = outf;
-}
-
-static void pool_unit(const IrGraph *g, const IrLayer *L, PlanUnit *u)
-{
-    int64_t ny = numel(g, u->out_t), c = u->cout > 0 ? u->cout : 1;
-    int64_t window = ny > 0 ? numel(g, u->in_t) / ny : 1;
-    if (L->op == IR_OP_MAXPOOL || L->op == IR_OP_AVGPOOL) {
-        const IrPoolAttr *a = &L->attr.pool;
-        u->kh = a->nsp > 0 ? a->kernel[0] : 1;
-        u->kw = 1;
-        for (int i = 1; i < a->nsp; i++)
-            u->kw *= a->kernel[i];
-        u->stride = a->nsp > 0 && a->stride[0] > 0 ? a->stride[0] : 1;
-        window = u->kh * u->kw;
-    }
-    u->kind = PLAN_K_POOL;
-    u->loops = plan_loops_pool(c, window, ny / c);
-    u->ops = ny * window;
-}
-
 static bool is_fc(const IrGraph *g, const PlanTensorInfo *ti, const IrLayer *L)
 {
     if (L->op == IR_OP_GEMM || L->op == IR_OP_MATMUL)
-        return L->n_in >= 2 && is_const(g, ti, L->in[1]);
+        return L->n_in >= 2 && is_const(g, ti, L->in[1]) && !(L->op == IR_OP_GEMM && L->attr.gemm.trans_a);
     return false;
 }
 
@@ -202,53 +241,133 @@ static int64_t weight_bytes(const IrGraph *g, const PlanTensorInfo *ti, const Ir
     return n * vb;
 }
 
-static bool is_pool(IrOp op)
-{
-    return op == IR_OP_MAXPOOL || op == IR_OP_AVGPOOL || op == IR_OP_GLOBAL_AVGPOOL ||
-           op == IR_OP_GLOBAL_MAXPOOL || op == IR_OP_REDUCE_MEAN;
-}
-
-/* ------------------------------------------------------------ building */
-
-typedef struct {
-    const IrGraph *g;
-    const PlanOptions *o;
-    Plan *p;
-    PlanTensorInfo *ti;
-    IrDiag *d;
-    int cap;
-    bool *prefused;   /* layers already folded into an earlier unit */
-} Ctx;
-
-static bool shapes_known(Ctx *c, const IrLayer *L)
-{
-    for (int i = 0; i < L->n_in; i++)
-        if (L->in[i] >= 0 && ir_tensor_numel(&c->g->tensors[L->in[i]]) < 0)
-            goto bad;
-    for (int i = 0; i < L->n_out; i++)
-        if (L->out[i] >= 0 && ir_tensor_numel(&c->g->tensors[L->out[i]]) < 0)
-            goto bad;
-    return true;
-bad:
-    diag_error(c->d, c->g->path, L->name, ir_op_name(L->op),
-               "tensor shape unknown: the planner needs static shapes (use --input-shape)");
-    return false;
-}
-
 static PlanUnit *unit_new(Ctx *c)
 {
     Plan *p = c->p;
     if (p->n_units == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 64;
         PlanUnit *nu = realloc(p->units, (size_t)c->cap * sizeof *nu);
-        if (!nu)
+        int *st = realloc(c->stage, (size_t)c->cap * sizeof *st);
+        bool *cl = realloc(c->clamped, (size_t)c->cap * sizeof *cl);
+        if (!nu || !st || !cl)
             abort();
-        p->units = nu;
+        p->units = nu, c->stage = st, c->clamped = cl;
     }
+    c->stage[p->n_units] = 0;
+    c->clamped[p->n_units] = false;
     PlanUnit *u = &p->units[p->n_units++];
     memset(u, 0, sizeof *u);
     u->extra_t = -1;
+    u->sesl_ok = true;
     return u;
+}
+
+/* conv: KxK (standard, grouped), depthwise, pointwise */
+static void conv_unit(const IrGraph *g, const IrLayer *L, PlanUnit *u)
+{
+    const IrConvAttr *a = &L->attr.conv;
+    Window w = {a->nsp, a->kernel, a->stride, a->dilation, a->pad_begin, a->pad_end};
+    apply_window(&u->geo, &w);
+    int64_t grp = a->group > 0 ? a->group : 1;
+    u->geo.g = grp;
+    u->op = PLAN_SEML_CONV;
+    if (grp == 1 && u->geo.kh * u->geo.kw == 1)
+        u->kind = PLAN_K_PWCONV;
+    else if (grp > 1 && grp == u->geo.c && u->geo.f % grp == 0)
+        u->kind = PLAN_K_DWCONV, u->op = PLAN_SEML_DW;
+    else
+        u->kind = PLAN_K_CONV;
+    u->windowed = u->geo.kh * u->geo.kw > 1 || u->geo.sh > 1 || u->geo.sw > 1 || has_pads(&u->geo);
+    u->w_bytes = 0;
+    (void)g;
+}
+
+/* FC: a conv whose window is its whole input map (an image flattened into
+ * the FC), or a 1x1 conv over the M rows of a [M, K] matrix */
+static void fc_unit(const IrGraph *g, int x, const IrLayerStats *st, PlanUnit *u)
+{
+    const IrTensor *X = &g->tensors[x], *Y = &g->tensors[u->out_t];
+    int64_t ny = numel(g, u->out_t), nf = Y->rank > 0 ? Y->dims[Y->rank - 1] : 1;
+    int64_t rows = nf > 0 ? ny / nf : 1, k = ny > 0 ? st->macs / ny : 0, n, h, w, c;
+    nhwc(X, &n, &h, &w, &c);
+    u->kind = PLAN_K_FC;
+    u->op = PLAN_SEML_CONV;
+    PlanGeom *o = &u->geo;
+    o->f = nf, o->ho = o->wo = 1;
+    if (X->rank >= 3 && h * w * c == k && rows == n) {
+        o->h = h, o->w = w, o->c = c, o->kh = h, o->kw = w;
+        u->batch = n;
+        u->windowed = h * w > 1;
+        return;
+    }
+    o->h = o->ho = rows, o->w = 1, o->c = k, o->kh = o->kw = 1;
+    u->batch = 1;
+}
+
+static void pool_unit(const IrGraph *g, const IrLayer *L, PlanUnit *u)
+{
+    u->kind = PLAN_K_POOL;
+    u->avg = L->op == IR_OP_AVGPOOL || L->op == IR_OP_GLOBAL_AVGPOOL || L->op == IR_OP_REDUCE_MEAN;
+    if (L->op == IR_OP_MAXPOOL || L->op == IR_OP_AVGPOOL) {
+        const IrPoolAttr *a = &L->attr.pool;
+        Window w = {a->nsp, a->kernel, a->stride, a->dilation, a->pad_begin, a->pad_end};
+        apply_window(&u->geo, &w);
+        u->op = PLAN_SEML_POOL;
+        u->windowed = true;
+        u->rq_n = u->avg ? u->geo.kh * u->geo.kw : 0;
+    } else {
+        u->op = PLAN_SEML_GPOOL;
+        u->geo.kh = u->geo.h, u->geo.kw = u->geo.w, u->geo.ho = u->geo.wo = 1;
+        u->rq_n = u->avg ? 1 : 0;
+    }
+    u->geo.f = u->geo.c;
+    (void)g;
+}
+
+static void eltwise_unit(Ctx *c, const IrLayer *L, PlanUnit *u, int x2)
+{
+    const IrGraph *g = c->g;
+    u->kind = PLAN_K_ELTWISE;
+    u->op = PLAN_SEML_ELT;
+    u->geo.ho = u->geo.h, u->geo.wo = u->geo.w, u->geo.f = u->geo.c;
+    u->extra_t = x2;
+    u->bvec = x2 >= 0 && numel(g, x2) == u->geo.c && numel(g, u->in_t) > u->geo.c;
+    if (L->op == IR_OP_ADD || L->op == IR_OP_SUB)
+        u->elt = x2 >= 0 ? PLAN_ELT_ADD : PLAN_ELT_RESCALE;
+    else if (L->op == IR_OP_MUL || L->op == IR_OP_PRELU)
+        u->elt = x2 >= 0 ? PLAN_ELT_MUL : PLAN_ELT_RESCALE;
+    else if (L->op == IR_OP_CONCAT)
+        u->elt = PLAN_ELT_CONCAT;
+    else if (table_op(L->op))
+        u->elt = PLAN_ELT_LUT;
+    else
+        u->elt = PLAN_ELT_RESCALE;   /* Relu, Clip, a float plan's BN */
+    u->lut = u->elt == PLAN_ELT_LUT;
+    u->mul = u->elt == PLAN_ELT_MUL || L->op == IR_OP_BATCHNORM || L->op == IR_OP_PRELU;
+    if (L->op == IR_OP_BATCHNORM || L->op == IR_OP_PRELU)
+        u->w_bytes = 2 * u->geo.c * plan_value_bytes(u->bits);
+    if (u->elt == PLAN_ELT_CONCAT) {
+        int n = 0;
+        for (int i = 0; i < L->n_in; i++)
+            n += L->in[i] >= 0;
+        u->sesl_ok = n == 2;   /* sesl_eltwise.c joins two streams */
+    }
+}
+
+/* the fused epilogue of a layer the passes already fused (conv with residual/act) */
+static void read_fused_epilogue(Ctx *c, const IrLayer *L, PlanUnit *u)
+{
+    int ui = c->p->n_units - 1;
+    if (L->residual >= 0 && u->extra_t < 0) {
+        u->extra_t = resolve(c->ti, L->residual);
+        u->add = true;
+        c->stage[ui] = 1;
+    }
+    IrActKind k = L->act.kind;
+    if (k == IR_ACT_RELU || k == IR_ACT_CLIP)
+        c->clamped[ui] = true;
+    else if (k != IR_ACT_NONE)
+        u->lut = true, c->stage[ui] = 2;
 }
 
 static void unit_bytes(Ctx *c, PlanUnit *u)
@@ -256,6 +375,19 @@ static void unit_bytes(Ctx *c, PlanUnit *u)
     u->in_bytes = plan_tensor_bytes(c->g, u->in_t, u->bits);
     u->out_bytes = plan_tensor_bytes(c->g, u->out_t, u->bits);
     u->extra_bytes = plan_tensor_bytes(c->g, u->extra_t, u->bits);
+}
+
+static void unit_ops(const IrGraph *g, const IrLayerStats *st, PlanUnit *u)
+{
+    u->loops = plan_loops_of(&u->geo, u->kind);
+    int64_t n = u->batch > 1 ? u->batch : 1;
+    u->macs = st->macs;
+    if (u->kind == PLAN_K_POOL)
+        u->ops = n * u->loops.a * u->loops.b * u->loops.p;
+    else if (u->kind == PLAN_K_ELTWISE)
+        u->ops = numel(g, u->out_t);
+    else
+        u->ops = st->macs;
 }
 
 static void new_unit(Ctx *c, int l, int x, int x2)
@@ -269,45 +401,21 @@ static void new_unit(Ctx *c, int l, int x, int x2)
     u->in_t = x;
     u->out_t = L->out[0];
     set_precision(L, c->o, u);
-    fill_fm(g, u);
-    u->macs = st.macs;
-    u->ops = st.macs;
-    int vb = plan_value_bytes(u->bits);
-    if (L->op == IR_OP_CONV) {
+    base_geom(g, x, u->out_t, &u->geo, &u->batch);
+    if (L->op == IR_OP_CONV)
         conv_unit(g, L, u);
-        u->w_bytes = weight_bytes(g, c->ti, L, vb);
-    } else if (is_fc(g, c->ti, L)) {
-        fc_unit(g, L, &st, u);
-        u->w_bytes = weight_bytes(g, c->ti, L, vb);
-    } else if (is_pool(L->op)) {
+    else if (is_fc(g, c->ti, L))
+        fc_unit(g, x, &st, u);
+    else if (is_pool(L->op))
         pool_unit(g, L, u);
-    } else {
-        int64_t ny = numel(g, u->out_t), ch = u->cout > 0 ? u->cout : 1;
-        u->kind = PLAN_K_ELTWISE;
-        u->loops = plan_loops_eltwise(ch, ny / ch);
-        u->ops = ny;
-        u->extra_t = x2;
-        u->mul = L->op == IR_OP_BATCHNORM || L->op == IR_OP_MUL || L->op == IR_OP_PRELU;
-        if (L->op == IR_OP_BATCHNORM || L->op == IR_OP_PRELU)
-            u->w_bytes = 2 * ch * vb;
-    }
-    if (L->residual >= 0 && u->extra_t < 0)   /* epilogue fused by passes/fuse_* */
-        u->extra_t = resolve(c->ti, L->residual);
+    else
+        eltwise_unit(c, L, u, x2);
+    if (plan_kind_has_weights(u->kind))
+        u->w_bytes = weight_bytes(g, c->ti, L, plan_value_bytes(u->bits));
+    read_fused_epilogue(c, L, u);
+    unit_ops(g, &st, u);
     unit_bytes(c, u);
     c->ti->unit_of[u->out_t] = c->p->n_units - 1;
-}
-
-/* the Mul reading both x and a(x), for x*sigmoid(x) and friends */
-static int find_gate_mul(const IrGraph *g, int from, int x, int ax)
-{
-    for (int m = from + 1; m < g->n_layers; m++) {
-        const IrLayer *M = &g->layers[m];
-        if (M->dead || M->op != IR_OP_MUL || M->n_in != 2)
-            continue;
-        if ((M->in[0] == x && M->in[1] == ax) || (M->in[0] == ax && M->in[1] == x))
-            return m;
-    }
-    return -1;
 }
 
 static void absorb(Ctx *c, int ui, int l, int out)
@@ -319,53 +427,90 @@ static void absorb(Ctx *c, int ui, int l, int out)
     c->ti->unit_of[out] = ui;
 }
 
-/* x*act(x) where x is the open output of unit ui and has exactly those two readers */
-static bool try_fuse_gate(Ctx *c, int l, int ui)
+/* x*act(x) for act = Sigmoid (SiLU) or HardSigmoid (HardSwish): the Mul is
+ * the only reader of act(x), and x has exactly those two readers */
+static int gate_mul(Ctx *c, const IrLayer *L)
 {
     const IrGraph *g = c->g;
-    const IrLayer *L = &g->layers[l];
     int x = L->in[0], ax = L->out[0];
-    if (ir_tensor_uses(g, x) != 2 || ir_tensor_uses(g, ax) != 1)
+    if ((L->op != IR_OP_SIGMOID && L->op != IR_OP_HARD_SIGMOID) || c->ti->uses[x] != 2 || c->ti->uses[ax] != 1)
+        return -1;
+    int m = c->ti->reader[ax];
+    const IrLayer *M = m >= 0 ? &g->layers[m] : NULL;
+    if (!M || M->dead || M->op != IR_OP_MUL || M->n_in != 2)
+        return -1;
+    bool both = (M->in[0] == x && M->in[1] == ax) || (M->in[0] == ax && M->in[1] == x);
+    return both ? m : -1;
+}
+
+/* the epilogue step layer L would be for unit ui, or -1 if it is none */
+static int epilogue_step(Ctx *c, int ui, const IrLayer *L, int other)
+{
+    const PlanUnit *u = &c->p->units[ui];
+    int st = c->stage[ui];
+    if (L->op == IR_OP_BATCHNORM)
+        return !c->int_graph && st == 0 && !c->clamped[ui] && other < 0 ? 0 : -1;
+    if (clamp_op(L->op))
+        return st < 2 && other < 0 ? st : -1;
+    if (table_op(L->op))
+        return st < 2 && other < 0 ? 2 : -1;
+    if ((L->op == IR_OP_ADD || L->op == IR_OP_SUB) && other >= 0 && st == 0 && u->extra_t < 0)
+        return 1;
+    return -1;
+}
+
+static bool same_shape(const IrGraph *g, int a, int b)
+{
+    const IrTensor *x = &g->tensors[a], *y = &g->tensors[b];
+    if (x->rank != y->rank)
         return false;
-    int m = find_gate_mul(g, l, x, ax);
-    if (m < 0 || c->p->units[ui].n_fused + 2 > 8)
-        return false;
-    absorb(c, ui, l, ax);
-    absorb(c, ui, m, g->layers[m].out[0]);
-    c->p->units[ui].out_t = g->layers[m].out[0];
-    c->prefused[m] = true;
+    for (int i = 0; i < x->rank; i++)
+        if (x->dims[i] != y->dims[i])
+            return false;
     return true;
 }
 
-/* Fold layer l into the unit whose open output it reads, when allowed. */
+/* Fold layer l into the conv/FC unit whose open output it reads, when the
+ * engines' epilogue has room for it. */
 static bool try_fuse(Ctx *c, int l)
 {
     const IrGraph *g = c->g;
     const IrLayer *L = &g->layers[l];
-    if (!fusable_op(L->op) || L->n_out != 1)
+    if (L->n_out != 1 || (c->int_graph && L->prec == IR_PREC_FLOAT))
         return false;
     int a, b;
     data_inputs(g, c->ti, L, &a, &b);
     for (int pick = 0; pick < 2; pick++) {
         int x = pick ? b : a, other = pick ? a : b;
-        if (x < 0)
-            continue;
-        int ui = c->ti->unit_of[x];
-        if (ui < 0 || c->p->units[ui].out_t != x)
+        int ui = x >= 0 ? c->ti->unit_of[x] : -1;
+        if (ui < 0 || c->p->units[ui].out_t != x || !plan_kind_has_weights(c->p->units[ui].kind))
             continue;
         PlanUnit *u = &c->p->units[ui];
-        if (unary_act(L->op) && other < 0 && try_fuse_gate(c, l, ui))
+        int m = gate_mul(c, L);
+        if (m >= 0 && c->stage[ui] < 2 && u->n_fused + 2 <= 8) {
+            absorb(c, ui, l, L->out[0]);
+            absorb(c, ui, m, g->layers[m].out[0]);
+            c->prefused[m] = true;
+            c->stage[ui] = 2, u->lut = true;
             return true;
-        if (ir_tensor_uses(g, x) != 1 || u->n_fused >= 8 || other == x)
+        }
+        int step = epilogue_step(c, ui, L, other);
+        if (step < 0 || c->ti->uses[x] != 1 || u->n_fused >= 8 || other == x)
             continue;
-        if (numel(g, L->out[0]) != numel(g, x))  /* a broadcast that grows the map is no epilogue */
+        if (other >= 0 && !same_shape(g, other, x))
             continue;
-        if (other >= 0 && u->extra_t >= 0)
+        if (numel(g, L->out[0]) != numel(g, x))
             continue;
         if (other >= 0) {
             u->extra_t = resolve(c->ti, other);
             u->extra_bytes = plan_tensor_bytes(g, u->extra_t, u->bits);
+            u->add = true;
         }
+        if (clamp_op(L->op))
+            c->clamped[ui] = true;
+        if (table_op(L->op))
+            u->lut = true;
+        c->stage[ui] = step;
         absorb(c, ui, l, L->out[0]);
         return true;
     }
@@ -378,8 +523,11 @@ static void add_host(Ctx *c, int l)
     const IrLayer *L = &c->g->layers[l];
     p->host_layers[p->n_host++] = l;
     int64_t elems = 0;
-    for (int i = 0; i < L->n_out; i++)
+    for (int i = 0; i < L->n_out; i++) {
         elems += numel(c->g, L->out[i]);
+        if (L->out[i] >= 0)
+            c->ti->tainted[L->out[i]] = true;
+    }
     for (int i = 0; i < L->n_in; i++) {
         int t = resolve(c->ti, L->in[i]);
         if (t >= 0 && !is_const(c->g, NULL, t)) {
@@ -390,15 +538,72 @@ static void add_host(Ctx *c, int l)
     p->host_cycles += (int64_t)((double)elems * PLAN_HOST_NS_PER_ELEM * p->clock_mhz / 1000.0 + 0.5);
 }
 
+/* the second operand of a binary element-wise op the engines take: a map
+ * of the same shape or a per-channel vector */
+static bool binary_ok(const IrGraph *g, int a, int b)
+{
+    if (b < 0)
+        return true;
+    const IrTensor *x = &g->tensors[a];
+    int64_t ch = x->rank >= 2 ? x->dims[1] : 1;
+    return same_shape(g, a, b) || (numel(g, b) == ch && numel(g, a) > ch);
+}
+
+static bool concat_ok(const IrGraph *g, const IrLayer *L)
+{
+    int rank = g->tensors[L->out[0]].rank;
+    int64_t axis = L->attr.axis.axis < 0 ? L->attr.axis.axis + rank : L->attr.axis.axis;
+    return rank >= 2 && axis == 1;
+}
+
+/* Can an engine run layer L (data inputs a, b)? */
+static bool accel_ok(Ctx *c, const IrLayer *L, int a, int b)
+{
+    const IrGraph *g = c->g;
+    unsigned fl = ir_op_flags(L->op);
+    if (!(fl & IR_F_ACCEL) || a < 0 || L->n_out < 1 || L->out[0] < 0)
+        return false;
+    if (c->int_graph && L->prec == IR_PREC_FLOAT)
+        return false;
+    int rank = g->tensors[a].rank;
+    switch (L->op) {
+    case IR_OP_GEMM: case IR_OP_MATMUL: return is_fc(g, c->ti, L);
+    case IR_OP_CONV: return L->attr.conv.nsp >= 1 && L->attr.conv.nsp <= 2 && rank == L->attr.conv.nsp + 2;
+    case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: return L->attr.pool.nsp <= 2 && rank == L->attr.pool.nsp + 2;
+    case IR_OP_GLOBAL_AVGPOOL: case IR_OP_GLOBAL_MAXPOOL: return rank >= 3 && rank <= 4;
+    case IR_OP_REDUCE_MEAN: return spatial_mean(g, L);
+    case IR_OP_CONCAT: return concat_ok(g, L);
+    case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: return binary_ok(g, a, b);
+    case IR_OP_BATCHNORM: case IR_OP_PRELU: return !c->int_graph;
+    default: return true;
+    }
+}
+
+static bool reads_tainted(const Ctx *c, const IrLayer *L)
+{
+    for (int i = 0; i < L->n_in; i++)
+        if (L->in[i] >= 0 && c->ti->tainted[L->in[i]])
+            return true;
+    return L->residual >= 0 && c->ti->tainted[L->residual];
+}
+
+static void taint_outputs(Ctx *c, const IrLayer *L)
+{
+    for (int i = 0; i < L->n_out; i++)
+        if (L->out[i] >= 0)
+            c->ti->tainted[L->out[i]] = true;
+}
+
 static int map_layer(Ctx *c, int l)
 {
     const IrGraph *g = c->g;
     const IrLayer *L = &g->layers[l];
     unsigned fl = ir_op_flags(L->op);
+    bool tainted = reads_tainted(c, L);
+    if (tainted)
+        taint_outputs(c, L);
     if (L->dead || c->prefused[l] || (fl & IR_F_FOLD_ONLY))
         return 0;
-    /* views, and QDQ boundaries left in the graph: they only say which
-     * precision the neighbouring layers compute in */
     if ((fl & IR_F_NO_DATA) || L->op == IR_OP_QUANTIZE_LINEAR || L->op == IR_OP_DEQUANTIZE_LINEAR) {
         if (L->n_in > 0 && L->in[0] >= 0 && L->n_out > 0 && L->out[0] >= 0)
             c->ti->alias[L->out[0]] = resolve(c->ti, L->in[0]);
@@ -406,20 +611,22 @@ static int map_layer(Ctx *c, int l)
     }
     if (!shapes_known(c, L))
         return -1;
-    if (try_fuse(c, l))
+    if (try_fuse(c, l)) {
+        c->p->units[c->ti->unit_of[L->out[0]]].after_host |= tainted;
         return 0;
+    }
     int a, b;
     data_inputs(g, c->ti, L, &a, &b);
-    bool accel = (fl & IR_F_ACCEL) && a >= 0 && L->n_out >= 1 && L->out[0] >= 0;
-    if (accel && (L->op == IR_OP_GEMM || L->op == IR_OP_MATMUL))
-        accel = is_fc(g, c->ti, L);
-    if (accel && L->op == IR_OP_CONV)
-        accel = L->attr.conv.nsp >= 1 && g->tensors[a].rank >= 3;
-    if (!accel) {
+    if (b >= 0 && L->op != IR_OP_CONCAT && numel(g, a) < numel(g, b)) {   /* the map first, a broadcast vector second */
+        int t = a;
+        a = b, b = t;
+    }
+    if (!accel_ok(c, L, a, b)) {
         add_host(c, l);
         return 0;
     }
     new_unit(c, l, resolve(c->ti, a), resolve(c->ti, b));
+    c->p->units[c->p->n_units - 1].after_host = tainted;
     return 0;
 }
 
@@ -441,25 +648,72 @@ static void totals(Plan *p)
     }
 }
 
+/* readers of every tensor, and the last layer reading it, in one pass */
+static void count_readers(const IrGraph *g, PlanTensorInfo *ti)
+{
+    for (int t = 0; t < g->n_tensors; t++)
+        ti->uses[t] = g->tensors[t].is_output ? 1 : 0;
+    for (int l = 0; l < g->n_layers; l++) {
+        const IrLayer *L = &g->layers[l];
+        if (L->dead)
+            continue;
+        int ts[IR_MAX_IO + 2], n = 0;
+        for (int i = 0; i < L->n_in; i++)
+            ts[n++] = L->in[i];
+        ts[n++] = L->residual;
+        ts[n++] = L->act_slope;
+        for (int i = 0; i < n; i++)
+            if (ts[i] >= 0 && ts[i] < g->n_tensors) {
+                ti->uses[ts[i]]++;
+                ti->reader[ts[i]] = l;
+            }
+    }
+}
+
+static bool has_int_layers(const IrGraph *g)
+{
+    for (int l = 0; l < g->n_layers; l++) {
+        const IrLayer *L = &g->layers[l];
+        if (!L->dead && L->prec != IR_PREC_FLOAT && L->op != IR_OP_QUANTIZE_LINEAR &&
+            L->op != IR_OP_DEQUANTIZE_LINEAR)
+            return true;
+    }
+    return false;
+}
+
+static void info_alloc(const IrGraph *g, Plan *p, PlanTensorInfo *ti)
+{
+    size_t nt = (size_t)(g->n_tensors > 0 ? g->n_tensors : 1);
+    ti->alias = malloc(sizeof(int) * nt);
+    ti->unit_of = malloc(sizeof(int) * nt);
+    ti->reader = malloc(sizeof(int) * nt);
+    ti->uses = calloc(nt, sizeof(int));
+    ti->dram_out = calloc(nt, sizeof(bool));
+    ti->tainted = calloc(nt, sizeof(bool));
+    p->host_layers = malloc(sizeof(int) * (size_t)(g->n_layers + 1));
+    if (!ti->alias || !ti->unit_of || !ti->reader || !ti->uses || !ti->dram_out || !ti->tainted || !p->host_layers)
+        abort();
+    for (size_t t = 0; t < nt; t++) {
+        ti->alias[t] = (int)t;
+        ti->unit_of[t] = -1;
+        ti->reader[t] = -1;
+    }
+    count_readers(g, ti);
+}
+
 int plan_units_build(const IrGraph *g, const PlanOptions *o, Plan *p, PlanTensorInfo *ti, IrDiag *d)
 {
-    int nt = g->n_tensors > 0 ? g->n_tensors : 1;
-    ti->alias = malloc(sizeof(int) * (size_t)nt);
-    ti->unit_of = malloc(sizeof(int) * (size_t)nt);
-    ti->dram_out = calloc((size_t)nt, sizeof(bool));
-    p->host_layers = malloc(sizeof(int) * (size_t)(g->n_layers + 1));
-    Ctx c = {g, o, p, ti, d, 0, calloc((size_t)g->n_layers + 1, sizeof(bool))};
-    if (!ti->alias || !ti->unit_of || !ti->dram_out || !p->host_layers || !c.prefused)
+    info_alloc(g, p, ti);
+    Ctx c = {g, o, p, ti, d, 0, has_int_layers(g), calloc((size_t)g->n_layers + 1, sizeof(bool)), NULL, NULL};
+    if (!c.prefused)
         abort();
-    for (int t = 0; t < nt; t++) {
-        ti->alias[t] = t;
-        ti->unit_of[t] = -1;
-    }
     int rc = 0;
     for (int l = 0; l < g->n_layers; l++)
         if (map_layer(&c, l))
             rc = -1;
     free(c.prefused);
+    free(c.stage);
+    free(c.clamped);
     mark_outputs(&c);
     totals(p);
     if (rc == 0 && p->n_units == 0) {
@@ -467,4 +721,55 @@ int plan_units_build(const IrGraph *g, const PlanOptions *o, Plan *p, PlanTensor
         rc = -1;
     }
     return rc;
+}
+
+/* ------------------------------------------------------ SEML descriptors */
+
+static PlanSemlLayer seml_layer(const PlanUnit *u)
+{
+    PlanSemlLayer l;
+    memset(&l, 0, sizeof l);
+    l.op = u->op;
+    l.g = u->geo;
+    l.avg = u->avg;
+    l.add = u->add;
+    l.lut = u->lut;
+    l.rq_n = u->rq_n;
+    l.binary = u->kind == PLAN_K_ELTWISE && (u->elt == PLAN_ELT_ADD || u->elt == PLAN_ELT_MUL);
+    l.bvec = l.binary && u->bvec;
+    l.in_dense = l.in2_dense = l.out_dense = true;
+    return l;
+}
+
+/* a Concat runs one channel-slice copy per input (seml_eltwise.c) */
+static int concat_parts(const PlanUnit *u, const IrGraph *g, PlanSemlLayer *l, int cap)
+{
+    const IrLayer *L = &g->layers[u->layer];
+    int n = 0;
+    for (int i = 0; i < L->n_in; i++) {
+        if (L->in[i] < 0)
+            continue;
+        if (n < cap) {
+            l[n] = seml_layer(u);
+            int64_t nn, h, w, c;
+            nhwc(&g->tensors[L->in[i]], &nn, &h, &w, &c);
+            l[n].g.c = l[n].g.f = c;
+            l[n].binary = false;
+            l[n].out_dense = false;
+        }
+        n++;
+    }
+    return n;
+}
+
+int plan_unit_seml_layers(const Plan *p, const IrGraph *g, int unit, PlanSemlLayer *l, int cap)
+{
+    if (unit < 0 || unit >= p->n_units)
+        return 0;
+    const PlanUnit *u = &p->units[unit];
+    if (u->kind == PLAN_K_ELTWISE && u->elt == PLAN_ELT_CONCAT)
+        return concat_parts(u, g, l, cap);
+    if (cap > 0)
+        l[0] = seml_layer(u);
+    return 1;
 }

@@ -128,9 +128,24 @@ static void summary(const Plan *p, FILE *f)
     card(f, &p->sesl, "SESL-only (every layer its own engine)", false);
     if (p->hybrid.fits && p->seml.fits && p->seml.fps > 0)
         fprintf(f, "<div class=\"card\"><span>hybrid vs SEML-only</span><b>%.2fx</b><span>throughput at the same "
-                   "budget</span></div>\n",
-                p->hybrid.fps / p->seml.fps);
-    fprintf(f, "</div>\n");
+                   "budget, %.2fx the latency</span></div>\n",
+                p->hybrid.fps / p->seml.fps, p->hybrid.latency_ms / p->seml.latency_ms);
+    fprintf(f, "</div>\n<p>objective: %s", plan_objective_name(p->opt.objective));
+    if (p->note[0]) {
+        fprintf(f, " &mdash; ");
+        cg_report_esc(f, p->note);
+    }
+    fprintf(f, "</p>\n");
+}
+
+static void pareto_table(const Plan *p, FILE *f)
+{
+    fprintf(f, "<h2>Throughput against latency</h2>\n<p>Every design the search found that no other beats on both "
+               "(split = SESL units).</p>\n<table><tr><th>split</th><th>frames/s</th><th>latency (ms)</th></tr>\n");
+    for (int i = 0; i < p->n_pareto; i++)
+        fprintf(f, "<tr><td>%d</td><td>%.1f</td><td>%.3f</td></tr>\n", p->pareto[i].split, p->pareto[i].fps,
+                p->pareto[i].latency_ms);
+    fprintf(f, "</table>\n");
 }
 
 typedef void (*Cell)(FILE *f, const PlanDesign *d);
@@ -150,7 +165,8 @@ static void c_uram(FILE *f, const PlanDesign *d) { fprintf(f, "%d", d->uram); }
 static void c_lut(FILE *f, const PlanDesign *d) { fprintf(f, "%d", d->lut); }
 static void c_dram(FILE *f, const PlanDesign *d) { fprintf(f, "%.2f", d->dram_bytes / 1e6); }
 static void c_chip(FILE *f, const PlanDesign *d) { fprintf(f, "%.0f", d->onchip_bytes / 1024.0); }
-static void c_fm(FILE *f, const PlanDesign *d) { fprintf(f, "%.0f", d->fm_buf_bytes / 1024.0); }
+static void c_bnd(FILE *f, const PlanDesign *d) { fprintf(f, "%.0f", d->boundary_bytes / 1024.0); }
+static void c_fill(FILE *f, const PlanDesign *d) { fprintf(f, "%lld", (long long)d->lat_sesl); }
 
 static void compare_table(const Plan *p, FILE *f)
 {
@@ -160,9 +176,10 @@ static void compare_table(const Plan *p, FILE *f)
     } rows[] = {
         {"split (SESL units)", c_split}, {"throughput (frames/s)", c_fps}, {"latency (ms)", c_lat},
         {"period (cycles)", c_period}, {"T_SESL (cycles)", c_tsesl}, {"T_SEML (cycles)", c_tseml},
+        {"SESL fill + frame (cycles)", c_fill},
         {"engines", c_eng}, {"PEs used", c_pes}, {"PE utilization", c_util}, {"DSP", c_dsp},
         {"BRAM18K", c_bram}, {"URAM", c_uram}, {"LUT", c_lut}, {"DRAM MB/frame", c_dram},
-        {"on-chip KiB", c_chip}, {"SEML buffer KiB (each of 3)", c_fm},
+        {"on-chip KiB", c_chip}, {"SESL&rarr;SEML KiB (DRAM ping-pong, one copy)", c_bnd},
     };
     const PlanDesign *ds[3] = {&p->hybrid, &p->seml, &p->sesl};
     fprintf(f, "<h2>The three designs under the same budget</h2>\n<table><tr><th class=\"l\"></th><th>hybrid</th>"
@@ -185,13 +202,15 @@ static void compare_table(const Plan *p, FILE *f)
 static void explain(const Plan *p, FILE *f)
 {
     fprintf(f, "<p>SESL stages (one dedicated engine per layer, weights on chip, line-buffered rows) run as a "
-               "pipeline: their time per frame is the slowest stage. SEML layers run one after another on the "
-               "reusable engines, streaming weights from DRAM: their time is the sum of each layer's "
-               "max(compute, DRAM traffic / bandwidth) plus a start-up per layer. A double buffer between the "
-               "parts lets both work at once, so the period is max(T_SESL, T_SEML)");
+               "dataflow pipeline: their time per frame is the slowest process (window generator, compute loop, "
+               "DRAM reader or writer). SEML layers run one after another on the reusable engines, in bands of "
+               "output rows through double-buffered band buffers, with feature maps in DRAM and weight tiles "
+               "streamed per band: their time is the sum of each layer's loop nest. A DRAM ping-pong buffer "
+               "between the parts lets both work at once, so the period is max(T_SESL, T_SEML, DRAM time)");
     if (p->n_host)
         fprintf(f, " (and the host CPU's share, T_host, for the %d layers it runs)", p->n_host);
-    fprintf(f, " and the latency T_SESL + T_SEML.</p>\n");
+    fprintf(f, " and the latency is the SESL pipeline's fill and frame, then T_SEML%s.</p>\n",
+            p->n_host ? ", then T_host" : "");
 }
 
 static void memory_section(const Plan *p, const IrGraph *g, FILE *f)
@@ -269,6 +288,7 @@ void report_html(const Plan *p, const IrGraph *g, FILE *f)
     page_head(p, g, f);
     summary(p, f);
     compare_table(p, f);
+    pareto_table(p, f);
     explain(p, f);
     if (p->hybrid.fits) {
         fprintf(f, "<h2>Hybrid plan: layers &rarr; engines</h2>\n");

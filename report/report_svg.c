@@ -125,9 +125,8 @@ void report_svg_plan_map(const Plan *p, const IrGraph *g, const PlanDesign *d, F
         double y = top + d->split * RH + split_gap / 2.0;
         char s[128], kb[32];
         fprintf(f, "<line x1=\"8\" y1=\"%.1f\" x2=\"890\" y2=\"%.1f\" class=\"split\"/>\n", y, y);
-        snprintf(s, sizeof s, "split %d: double buffer of %sB %s", d->split,
-                 report_si((double)d->boundary_bytes, kb, sizeof kb),
-                 d->boundary_on_chip ? "on chip" : "through DRAM");
+        snprintf(s, sizeof s, "split %d: DRAM ping-pong of 2 x %sB", d->split,
+                 report_si((double)d->boundary_bytes, kb, sizeof kb));
         text_at(f, 380, y - 3, "small", s);
     }
     for (int i = d->split; i < p->n_units; i++)

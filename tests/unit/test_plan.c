@@ -33,8 +33,10 @@ static void check_design(const Plan *p, const PlanDesign *d, const char *what)
     CHECK_MSG(d->bram18k <= p->bram_cap, "%s %s: BRAM %d > %d", what, d->name, d->bram18k, p->bram_cap);
     CHECK_MSG(d->uram <= p->uram_cap, "%s %s: URAM %d > %d", what, d->name, d->uram, p->uram_cap);
     CHECK_MSG(d->lut <= p->lut_cap, "%s %s: LUT %d > %d", what, d->name, d->lut, p->lut_cap);
-    double bw = (double)d->dram_bytes * d->fps / 1e9;
-    CHECK_MSG(bw <= p->bandwidth_gbps * (1 + 1e-6), "%s %s: %g GB/s > %g", what, d->name, bw, p->bandwidth_gbps);
+    double bw = (double)d->dram_bytes * d->fps / 1e9, cap = p->bytes_per_cycle * p->clock_mhz / 1e3;
+    CHECK_MSG(bw <= cap * (1 + 1e-6), "%s %s: %g GB/s > %g", what, d->name, bw, cap);
+    CHECK(cap <= p->bandwidth_gbps * (1 + 1e-9));
+    CHECK(d->latency >= d->t_seml + d->t_host && d->lat_sesl >= (d->split ? d->t_sesl : 0));
     int pes = 0, dsp = 0, bram = 0, uram = 0;
     for (int e = 0; e < d->n_engines; e++) {
         pes += d->engines[e].pes;
@@ -55,15 +57,54 @@ static void check_design(const Plan *p, const PlanDesign *d, const char *what)
         if (m->sesl) {
             CHECK_EQ_INT(en->kind, p->units[i].kind);
             CHECK(m->cycles <= d->t_sesl);
+            CHECK(en->shape.pp == 1 && m->cycles >= p->units[i].loops.p);   /* one pixel per cycle at most */
         } else {
             CHECK_EQ_INT(en->kind, family(p->units[i].kind));
+            CHECK(m->band_rows >= 1 && en->ibuf > 0 && en->beat == p->beat);
             t_seml += m->cycles;
         }
+        CHECK(plan_unroll_legal(en->shape.pa, en->max_a) && plan_unroll_legal(en->shape.pb, en->max_b));
         CHECK(m->compute >= p->units[i].macs / (en->pes > 0 ? en->pes : 1));
     }
     CHECK_MSG(t_seml == d->t_seml, "%s %s: SEML layer times add to %lld, T_SEML %lld", what, d->name,
               (long long)t_seml, (long long)d->t_seml);
     CHECK(d->period >= d->t_sesl && d->period >= d->t_seml);
+}
+
+/* the hybrid is never worse than a baseline on the objective it was chosen for */
+static void check_objective(const Plan *p, const char *what)
+{
+    const PlanDesign *h = &p->hybrid, *b[2] = {&p->seml, &p->sesl};
+    if (!h->fits || p->opt.force_split >= 0)
+        return;
+    for (int k = 0; k < 2; k++) {
+        if (!b[k]->fits)
+            continue;
+        switch (p->opt.objective) {
+        case PLAN_OBJ_THROUGHPUT:
+            CHECK_MSG(h->period <= b[k]->period, "%s: hybrid slower than %s", what, b[k]->name);
+            break;
+        case PLAN_OBJ_LATENCY:
+            CHECK_MSG(h->latency <= b[k]->latency, "%s: hybrid answers later than %s", what, b[k]->name);
+            break;
+        default:
+            if (p->seml.fits && !p->note[0])
+                CHECK_MSG(h->latency <= p->seml.latency, "%s: balanced hybrid answers later than SEML-only", what);
+            if (!p->seml.fits || b[k]->latency <= p->seml.latency)
+                CHECK_MSG(h->period <= b[k]->period, "%s: balanced hybrid slower than %s", what, b[k]->name);
+        }
+    }
+}
+
+static void check_pareto(const Plan *p, const char *what)
+{
+    CHECK_MSG(p->n_pareto > 0 || !p->hybrid.fits, "%s: no Pareto rows", what);
+    for (int i = 1; i < p->n_pareto; i++) {
+        CHECK(p->pareto[i].fps < p->pareto[i - 1].fps || p->pareto[i].period > p->pareto[i - 1].period);
+        CHECK(p->pareto[i].latency < p->pareto[i - 1].latency);
+    }
+    for (int i = 0; i < p->n_pareto && p->hybrid.fits; i++)   /* nothing on the frontier beats the hybrid on both */
+        CHECK(!(p->pareto[i].period < p->hybrid.period && p->pareto[i].latency < p->hybrid.latency));
 }
 
 static void check_plan(const Plan *p, const char *what)
@@ -72,13 +113,11 @@ static void check_plan(const Plan *p, const char *what)
     check_design(p, &p->seml, what);
     check_design(p, &p->sesl, what);
     CHECK_MSG(p->hybrid.fits || !p->seml.fits, "%s: SEML fits but no hybrid", what);
-    if (p->hybrid.fits && p->seml.fits && p->opt.force_split < 0)
-        CHECK_MSG(p->hybrid.period <= p->seml.period, "%s: hybrid slower than SEML-only", what);
-    if (p->hybrid.fits && p->sesl.fits && p->opt.force_split < 0)
-        CHECK_MSG(p->hybrid.period <= p->sesl.period, "%s: hybrid slower than SESL-only", what);
+    check_objective(p, what);
+    check_pareto(p, what);
     CHECK_EQ_INT(p->seml.split, 0);
     CHECK_EQ_INT(p->sesl.split, p->n_units);
-    CHECK(p->hybrid.split >= 0 && p->hybrid.split <= p->n_units);
+    CHECK(p->hybrid.split >= 0 && p->hybrid.split <= p->max_split && p->max_split <= p->n_units);
     if (p->sesl.fits)
         CHECK_EQ_INT(p->sesl.n_engines, p->n_units);
 }
@@ -128,11 +167,12 @@ static void plan_all(const IrGraph *g, const char *name, const int *budgets, int
             PlanOptions o;
             plan_options_default(&o);
             o.pe_budget = budgets[b];
+            o.objective = (PlanObjective)((t + b) % 3);   /* every objective on every graph */
             IrDiag d;
             diag_init(&d);
             Plan p;
             char what[160];
-            snprintf(what, sizeof what, "%s/%s/%d", name, targets[t], budgets[b]);
+            snprintf(what, sizeof what, "%s/%s/%d/%s", name, targets[t], budgets[b], plan_objective_name(o.objective));
             int rc = plan_build(g, dev, &o, &p, &d);
             CHECK_MSG(rc == 0, "%s: plan_build failed", what);
             if (rc) {

@@ -4,6 +4,7 @@
  * layers), the memory analysis and the roofline. */
 #include "check.h"
 #include "plan/plan_internal.h"
+#include "templates/hls/common/o2h_desc.h"
 #include "test_plan_graphs.h"
 
 #include <stdlib.h>
@@ -36,6 +37,13 @@ static void test_devices(void)
     CHECK_EQ_INT(plan_dsp_for_lanes(z, IR_PREC_INT8, 8, 1024), 512);
     CHECK_EQ_INT(plan_dsp_for_lanes(z, IR_PREC_INT16, 16, 100), 100);
     CHECK_EQ_INT(plan_dsp_for_lanes(z, IR_PREC_FLOAT, 32, 10), 50);
+    /* AXI: four 128-bit HP ports on ZCU102: 16-byte beats; the ports, not the DDR4, bound the bytes per cycle */
+    CHECK(z && z->axi_ports == 4 && z->axi_bits == 128 && z->axi_eff > 0.5 && z->axi_eff <= 1);
+    CHECK_EQ_INT(plan_device_beat(z), 16);
+    CHECK_NEAR(plan_device_bytes_per_cycle(z, 167, 19.2), 4 * 16 * z->axi_eff, 1e-9);
+    CHECK_NEAR(plan_device_bytes_per_cycle(z, 167, 2.0), 2.0e9 / 167e6, 1e-9);   /* a slow DRAM binds */
+    CHECK_EQ_INT(plan_device_beat(plan_device_find("pynq-z2")), 8);
+    CHECK_EQ_INT(plan_device_beat(plan_device_find("u250")), 64);
 }
 
 static int load_text(const char *text, PlanDevice *dev, IrDiag *d)
@@ -73,8 +81,11 @@ static void test_device_file(void)
     CHECK(!strcmp(dev.name, "myboard") && dev.dsp == 100 && dev.bram18k == 50 && dev.uram == 0);
     CHECK(dev.ff == 40000 && dev.dsp_kind == PLAN_DSP48E1);
     CHECK_NEAR(dev.dram_gbps, 4.5, 1e-12);
-    CHECK(load_text("{\"base\":\"kv260\",\"clock_mhz\":250}", &dev, &d) == 0);
-    CHECK(dev.dsp == 1248 && dev.uram == 64);
+    CHECK(dev.axi_ports == 4 && dev.axi_bits == 128);   /* defaults */
+    CHECK(load_text("{\"base\":\"kv260\",\"clock_mhz\":250,\"axi_ports\":2,\"axi_bits\":64,\"axi_eff\":0.7}", &dev,
+                    &d) == 0);
+    CHECK(dev.dsp == 1248 && dev.uram == 64 && dev.axi_ports == 2 && dev.axi_bits == 64);
+    CHECK_NEAR(dev.axi_eff, 0.7, 1e-12);
     CHECK_NEAR(dev.clock_mhz, 250, 0);
     CHECK_EQ_INT(d.n_errors, 0);
     diag_free(&d);
@@ -90,6 +101,9 @@ static void test_device_file(void)
     expect_bad("[1,2]", "one JSON object");
     expect_bad("{\"base\":\"nosuch\"}", "known device");
     expect_bad("{\"base\":\"zcu102\",\"dsp_kind\":\"DSP99\"}", "dsp_kind");
+    expect_bad("{\"base\":\"zcu102\",\"axi_eff\":1.5}", "axi_eff");
+    expect_bad("{\"base\":\"zcu102\",\"axi_bits\":100}", "axi_bits");
+    expect_bad("{\"base\":\"zcu102\",\"axi_ports\":0}", "positive");
     IrDiag d2;
     diag_init(&d2);
     CHECK(plan_device_load("/nonexistent/dev.json", &dev, &d2) == -1);
@@ -99,49 +113,112 @@ static void test_device_file(void)
 
 /* --------------------------------------------------------------- cost */
 
-static PlanUnit unit_of(PlanKind k, PlanLoops l)
+static void test_unroll_rule(void)
+{
+    CHECK(plan_unroll_legal(1, 7) && plan_unroll_legal(7, 7) && plan_unroll_legal(9, 27));
+    CHECK(plan_unroll_legal(24, 1280) && plan_unroll_legal(40, 1280) && plan_unroll_legal(56, 960));
+    CHECK(plan_unroll_legal(9, 9) && !plan_unroll_legal(9, 25));     /* 9 = 9*2^0: only as a divisor */
+    CHECK(!plan_unroll_legal(11, 1280) && plan_unroll_legal(11, 1331 / 11 * 11));
+    CHECK(!plan_unroll_legal(0, 8) && !plan_unroll_legal(-2, 8));
+    CHECK(plan_unroll_m2k(448) && !plan_unroll_m2k(9) && !plan_unroll_m2k(36));
+    int f[64];
+    int n = plan_unroll_factors(27, 1000, f, 64);   /* 1 2 3 4 5 6 7 8 9 10 12 14 16 20 24 27 */
+    CHECK_EQ_INT(n, 16);
+    CHECK(f[0] == 1 && f[8] == 9 && f[n - 1] == 27);
+}
+
+/* a unit with a full geometry, as units.c makes it */
+static PlanUnit geo_unit(PlanKind k, PlanSemlOp op, int64_t h, int64_t w, int64_t c, int64_t f, int64_t kk,
+                         int64_t s, int64_t pad)
 {
     PlanUnit u;
     memset(&u, 0, sizeof u);
-    u.kind = k;
-    u.loops = l;
-    u.bits = 8;
-    u.prec = IR_PREC_INT8;
-    u.kh = u.kw = 3;
-    u.cin = 32;
-    u.win = 112;
+    u.kind = k, u.op = op, u.bits = 8, u.prec = IR_PREC_INT8, u.batch = 1;
+    PlanGeom *g = &u.geo;
+    g->h = h, g->w = w, g->c = c, g->f = f, g->kh = g->kw = kk, g->sh = g->sw = s, g->dh = g->dw = 1, g->g = 1;
+    g->pt = g->pl = g->pb = g->pr = pad;
+    g->ho = (h + 2 * pad - kk) / s + 1, g->wo = (w + 2 * pad - kk) / s + 1;
+    if (k == PLAN_K_DWCONV)
+        g->g = c;
+    if (k == PLAN_K_ELTWISE)
+        g->ho = h, g->wo = w, g->f = c;
+    u.windowed = kk > 1 || s > 1 || pad > 0;
+    u.loops = plan_loops_of(g, k);
     return u;
 }
 
-static void test_cycles(void)
+static void test_sesl_cycles(void)
 {
-    /* MobileNetV2 stem: 32 filters, 3x3x3 taps, 112x112 outputs */
-    PlanUnit u = unit_of(PLAN_K_CONV, plan_loops_conv(32, 3, 3, 3, 112 * 112));
+    /* MobileNetV2 stem: 224x224x3, 32 filters 3x3 s2 pad 1 -> 112x112 */
+    PlanUnit u = geo_unit(PLAN_K_CONV, PLAN_SEML_CONV, 224, 224, 3, 32, 3, 2, 1);
     CHECK_EQ_INT(u.loops.b, 27);
+    CHECK_EQ_INT(u.loops.p, 112 * 112);
+    int64_t win = 226 * 226 + O2H_DEPTH_WINDOW + O2H_RESTART;
+    CHECK_EQ_INT(plan_ln_sesl_window(&u.geo), win);
     PlanShape s = {4, 9, 1};
-    CHECK_EQ_INT(plan_cost_conv(&u, s), 8 * 3 * 12544 + plan_cost_depth(PLAN_K_CONV, s));
-    CHECK_EQ_INT(plan_cost_cycles(&u, s), plan_cost_conv(&u, s));
-    PlanShape odd = {5, 10, 1}; /* padding: ceil(32/5)=7, ceil(27/10)=3 */
-    CHECK_EQ_INT(plan_cost_conv(&u, odd), 7 * 3 * 12544 + plan_cost_depth(PLAN_K_CONV, odd));
-    PlanUnit dw = unit_of(PLAN_K_DWCONV, plan_loops_dwconv(96, 3, 3, 56 * 56));
-    PlanShape ds = {16, 9, 2};
-    CHECK_EQ_INT(plan_cost_dwconv(&dw, ds), 6 * 1 * 1568 + plan_cost_depth(PLAN_K_DWCONV, ds));
-    PlanUnit pw = unit_of(PLAN_K_PWCONV, plan_loops_pwconv(96, 16, 112 * 112));
-    PlanShape ps = {32, 16, 1};
-    CHECK_EQ_INT(plan_cost_pwconv(&pw, ps), 3 * 12544 + plan_cost_depth(PLAN_K_PWCONV, ps));
-    PlanUnit fc = unit_of(PLAN_K_FC, plan_loops_fc(1000, 1280, 1));
-    PlanShape fs = {8, 64, 1};
-    CHECK_EQ_INT(plan_cost_fc(&fc, fs), 125 * 20 + plan_cost_depth(PLAN_K_FC, fs));
-    PlanUnit gp = unit_of(PLAN_K_POOL, plan_loops_pool(1280, 49, 1));
-    PlanShape gs = {16, 7, 1};
-    CHECK_EQ_INT(plan_cost_pool(&gp, gs), 80 * 7 + plan_cost_depth(PLAN_K_POOL, gs));
-    PlanUnit el = unit_of(PLAN_K_ELTWISE, plan_loops_eltwise(24, 3136));
-    PlanShape es = {8, 1, 4};
-    CHECK_EQ_INT(plan_cost_eltwise(&el, es), 3 * 784 + plan_cost_depth(PLAN_K_ELTWISE, es));
-    /* full unroll reaches one output per cycle */
-    PlanShape full = {32, 27, 1};
-    CHECK(plan_cost_conv(&u, full) < 12544 + 20);
-    CHECK(plan_cost_depth(PLAN_K_CONV, (PlanShape){1, 64, 1}) > plan_cost_depth(PLAN_K_CONV, (PlanShape){1, 1, 1}));
+    int64_t mac = 12544 * 8 * 3 + O2H_DEPTH_MAC(9) + O2H_RESTART;
+    CHECK_EQ_INT(plan_cost_sesl_mac(&u, s), mac);
+    PlanShape full = {32, 27, 1};   /* compute at one pixel per cycle: the window generator binds */
+    CHECK_EQ_INT(plan_cost_sesl(&u, full), win);
+    /* pointwise: no window generator, pixels x filter tiles x reduction tiles */
+    PlanUnit pw = geo_unit(PLAN_K_PWCONV, PLAN_SEML_CONV, 56, 56, 24, 144, 1, 1, 0);
+    CHECK(!pw.windowed);
+    CHECK_EQ_INT(plan_cost_sesl(&pw, (PlanShape){16, 8, 1}), 3136 * 9 * 3 + O2H_DEPTH_MAC(8) + O2H_RESTART);
+    /* depthwise with a stride-2 window: the generator walks 114 x 114 */
+    PlanUnit dw = geo_unit(PLAN_K_DWCONV, PLAN_SEML_DW, 112, 112, 96, 96, 3, 2, 1);
+    CHECK_EQ_INT(dw.loops.b, 9);
+    CHECK_EQ_INT(plan_cost_sesl(&dw, (PlanShape){96, 9, 1}), 114 * 114 + O2H_DEPTH_WINDOW + O2H_RESTART);
+    /* element-wise and global pool */
+    PlanUnit el = geo_unit(PLAN_K_ELTWISE, PLAN_SEML_ELT, 28, 28, 32, 32, 1, 1, 0);
+    CHECK_EQ_INT(plan_cost_sesl(&el, (PlanShape){8, 1, 1}), 784 * 4 + O2H_DEPTH_ELT + O2H_RESTART);
+    PlanUnit gp = geo_unit(PLAN_K_POOL, PLAN_SEML_GPOOL, 7, 7, 1280, 1280, 1, 1, 0);
+    gp.windowed = false;
+    CHECK_EQ_INT(plan_cost_sesl(&gp, (PlanShape){16, 1, 1}), plan_ln_sesl_pool(&gp.geo, true, 16, 1));
+    /* batch: every image once more */
+    pw.batch = 3;
+    CHECK_EQ_INT(plan_cost_sesl(&pw, (PlanShape){16, 8, 1}), 3 * (3136 * 9 * 3 + O2H_DEPTH_MAC(8) + O2H_RESTART));
+}
+
+/* the SESL frontier: legal factors only, one pixel per cycle at best */
+static void test_frontier(void)
+{
+    PlanUnit u = geo_unit(PLAN_K_PWCONV, PLAN_SEML_CONV, 28, 28, 32, 192, 1, 1, 0);
+    u.macs = u.ops = 784 * 32 * 192;
+    PlanFrontierScratch *sc = plan_frontier_scratch_new(8192);
+    PlanFrontier f;
+    plan_frontier_build(&u, plan_device_find("zcu102"), sc, &f);
+    CHECK(f.n > 3);
+    for (int i = 0; i < f.n; i++) {
+        PlanShape s = f.pts[i].shape;
+        CHECK(s.pp == 1 && plan_unroll_legal(s.pa, 192) && plan_unroll_legal(s.pb, 32));
+        CHECK(f.pts[i].cycles >= 784);
+        if (i)
+            CHECK(f.pts[i].pes > f.pts[i - 1].pes && f.pts[i].cycles < f.pts[i - 1].cycles);
+    }
+    CHECK_EQ_INT(f.pts[f.n - 1].cycles, 784 + O2H_DEPTH_MAC(32) + O2H_RESTART);
+    int k = plan_frontier_pick(&f, 784 * 12);
+    CHECK(k >= 0 && f.pts[k].cycles <= 784 * 12 && (k == 0 || f.pts[k - 1].cycles > 784 * 12));
+    plan_frontier_free(&f);
+    plan_frontier_scratch_free(sc);
+}
+
+static void test_dsp(void)
+{
+    const PlanDevice *z = plan_device_find("zcu102"), *v = plan_device_find("vck190"), *e1 = plan_device_find("zc706");
+    /* two int8 MACs per DSP48E2 only with a shared operand */
+    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_CONV, false, IR_PREC_INT8, 8, (PlanShape){4, 9, 1}), 18);
+    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_CONV, false, IR_PREC_INT8, 8, (PlanShape){1, 9, 1}), 9);
+    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_DWCONV, false, IR_PREC_INT8, 8, (PlanShape){4, 9, 1}), 36);
+    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_DWCONV, false, IR_PREC_INT8, 8, (PlanShape){4, 9, 2}), 36);
+    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_PWCONV, false, IR_PREC_INT8, 8, (PlanShape){3, 4, 1}), 8);
+    /* DSP58: a 3-term dot product along the reduction */
+    CHECK_EQ_INT(plan_engine_dsp(v, PLAN_K_CONV, false, IR_PREC_INT8, 8, (PlanShape){4, 9, 1}), 12);
+    CHECK_EQ_INT(plan_engine_dsp(v, PLAN_K_CONV, false, IR_PREC_INT8, 8, (PlanShape){4, 2, 1}), 8);
+    CHECK_EQ_INT(plan_engine_dsp(e1, PLAN_K_CONV, false, IR_PREC_INT8, 8, (PlanShape){4, 9, 1}), 36);
+    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_POOL, false, IR_PREC_INT8, 8, (PlanShape){8, 8, 1}), 0);
+    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_ELTWISE, true, IR_PREC_INT8, 8, (PlanShape){8, 1, 2}), 16);
+    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_CONV, false, IR_PREC_INT16, 16, (PlanShape){4, 4, 1}), 16);
+    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_CONV, false, IR_PREC_FLOAT, 32, (PlanShape){2, 1, 1}), 10);
 }
 
 static void test_bram(void)
@@ -162,18 +239,87 @@ static void test_bram(void)
     CHECK(big.bram == 4 * plan_bram18k(64, 4096) && big.uram == 4 && big.lut == 0);
     CHECK_EQ_INT(big.bits, 4 * 64 * 4096);
     /* more banks for more parallel reads cost more blocks for the same bits */
-    PlanUnit u = unit_of(PLAN_K_PWCONV, plan_loops_pwconv(320, 960, 49));
+    PlanUnit u = geo_unit(PLAN_K_PWCONV, PLAN_SEML_CONV, 7, 7, 960, 320, 1, 1, 0);
     int narrow = plan_mem_sesl_weights(&u, (PlanShape){4, 4, 1}).bram;
     int wide = plan_mem_sesl_weights(&u, (PlanShape){64, 16, 1}).bram;
     CHECK(narrow > 0 && wide > narrow);
-    CHECK(plan_mem_seml_wtile(PLAN_K_PWCONV, (PlanShape){16, 16, 1}, 960, 8).bits == 2 * 16 * 16 * 8 * 60);
-    CHECK_EQ_INT(plan_mem_seml_wtile(PLAN_K_ELTWISE, (PlanShape){16, 1, 1}, 1, 8).bits, 0);
-    const PlanDevice *z = plan_device_find("zcu102");
-    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_CONV, false, IR_PREC_INT8, 8, 64), 32);
-    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_POOL, false, IR_PREC_INT8, 8, 64), 0);
-    CHECK_EQ_INT(plan_engine_dsp(z, PLAN_K_ELTWISE, true, IR_PREC_INT8, 8, 64), 32);
-    CHECK(plan_engine_lut(PLAN_K_CONV, false, IR_PREC_FLOAT, 32, 16) >
-          plan_engine_lut(PLAN_K_CONV, false, IR_PREC_INT8, 8, 16));
+    /* the line buffer is sesl_window.c's lb[KSPAN_H][WP][C]: a whole pixel per word */
+    PlanUnit dw = geo_unit(PLAN_K_DWCONV, PLAN_SEML_DW, 28, 28, 192, 192, 3, 1, 1);
+    CHECK_EQ_INT(plan_mem_sesl_linebuf(&dw).bram, 3 * plan_bram18k(192 * 8, 30));
+    CHECK_EQ_INT(plan_mem_sesl_linebuf(&u).bits, 0);
+    /* SEML engines: bigger band buffers, more block RAM; a residual operand adds a buffer */
+    PlanFamNeeds nd = {8, IR_PREC_INT8, false, false, false, false, false, false, 320, 960, 49, 1, 960, 49};
+    PlanBuf b14 = plan_mem_seml_engine(PLAN_K_PWCONV, (PlanShape){16, 8, 2}, 14, 16, &nd);
+    PlanBuf b16 = plan_mem_seml_engine(PLAN_K_PWCONV, (PlanShape){16, 8, 2}, 16, 16, &nd);
+    CHECK(b14.bram > 0 && b16.bram > b14.bram);
+    nd.add = true;
+    CHECK(plan_mem_seml_engine(PLAN_K_PWCONV, (PlanShape){16, 8, 2}, 14, 16, &nd).bits > b14.bits);
+    CHECK(plan_mem_seml_engine(PLAN_K_ELTWISE, (PlanShape){16, 1, 1}, 12, 16, &nd).bits > 0);
+}
+
+/* ------------------------------------------------ loop nest of a SEML layer */
+
+static uint64_t rng = 88172645463325252ull;
+
+static int64_t pick(int64_t lo, int64_t hi)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return lo + (int64_t)(rng % (uint64_t)(hi - lo + 1));
+}
+
+static PlanSemlLayer random_layer(void)
+{
+    PlanSemlLayer l;
+    memset(&l, 0, sizeof l);
+    l.op = (PlanSemlOp)pick(0, 4);
+    PlanGeom *g = &l.g;
+    g->h = pick(1, 60), g->w = pick(1, 40), g->c = pick(1, 200), g->g = 1;
+    g->kh = pick(1, 5), g->kw = pick(1, 5), g->sh = pick(1, 3), g->sw = pick(1, 3), g->dh = g->dw = 1;
+    g->pt = pick(0, g->kh / 2), g->pl = pick(0, g->kw / 2), g->pb = pick(0, g->kh / 2), g->pr = pick(0, g->kw / 2);
+    if (g->h + g->pt + g->pb < g->kh)
+        g->h = g->kh;
+    if (g->w + g->pl + g->pr < g->kw)
+        g->w = g->kw;
+    g->ho = (g->h + g->pt + g->pb - g->kh) / g->sh + 1, g->wo = (g->w + g->pl + g->pr - g->kw) / g->sw + 1;
+    g->f = l.op == PLAN_SEML_CONV ? pick(1, 300) : g->c;
+    if (l.op == PLAN_SEML_GPOOL || l.op == PLAN_SEML_ELT) {
+        g->kh = g->kw = g->sh = g->sw = 1, g->pt = g->pl = g->pb = g->pr = 0, g->ho = g->h, g->wo = g->w;
+        if (l.op == PLAN_SEML_GPOOL)
+            g->ho = g->wo = 1;
+    }
+    l.add = (l.op == PLAN_SEML_CONV || l.op == PLAN_SEML_DW) && pick(0, 1);
+    l.lut = pick(0, 1), l.avg = l.op == PLAN_SEML_POOL || l.op == PLAN_SEML_GPOOL ? pick(0, 1) : 0;
+    l.rq_n = l.avg ? g->kh * g->kw : 0;
+    l.binary = l.op == PLAN_SEML_ELT && pick(0, 1), l.bvec = l.binary && pick(0, 1);
+    l.in_dense = pick(0, 1), l.in2_dense = pick(0, 1), l.out_dense = pick(0, 1);
+    return l;
+}
+
+/* plan_ln_seml_run costs equal bands once: it must give the band-by-band
+ * loop's cycles for every geometry, engine and band size */
+static void test_seml_run(void)
+{
+    for (int i = 0; i < 3000; i++) {
+        PlanSemlLayer l = random_layer();
+        PlanSemlEngine e = {(int)pick(1, 32), (int)pick(1, 16), (int)pick(1, 8), pick(64, 1 << 16), pick(64, 1 << 16),
+                            (int)(4 << pick(0, 4))};
+        int64_t most = plan_ln_band_rows(&l, &e);
+        if (most <= 0)
+            continue;
+        int64_t rows = pick(1, most);
+        PlanLnRun r = plan_ln_seml_run(&l, &e, rows);
+        CHECK_MSG(r.cycles == plan_ln_seml_layer(&l, &e, rows), "op %d rows %lld: %lld vs %lld", (int)l.op,
+                  (long long)rows, (long long)r.cycles, (long long)plan_ln_seml_layer(&l, &e, rows));
+        int64_t out = l.op == PLAN_SEML_GPOOL ? l.g.c : l.op == PLAN_SEML_ELT ? l.g.h * l.g.w * l.g.c : l.g.ho * l.g.wo * l.g.f;
+        CHECK(r.compute > 0 && r.move > 0 && r.compute + r.move <= 3 * r.cycles);
+        CHECK(r.bytes >= O2H_DESC_WORDS * 4 + out);
+    }
+    /* one band: load, compute and store one after another; two bands overlap */
+    PlanSemlLayer l = random_layer();
+    l.op = PLAN_SEML_DW, l.g = (PlanGeom){14, 14, 384, 14, 14, 384, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 384};
+    PlanSemlEngine e = {8, 9, 1, 1 << 17, 1 << 17, 16};
+    CHECK_EQ_INT(plan_ln_band_rows(&l, &e), 14);
+    CHECK(plan_ln_seml_layer(&l, &e, 7) < plan_ln_seml_layer(&l, &e, 14));
 }
 
 /* -------------------------------------------------------------- units */
@@ -218,7 +364,10 @@ static void test_units_resnet(void)
     for (int i = 0; i < p.n_units; i++)
         residual += p.units[i].extra_t >= 0;
     CHECK_EQ_INT(residual, 3);
-    CHECK(p.units[0].kh == 7 && p.units[0].stride == 2);
+    CHECK(p.units[0].geo.kh == 7 && p.units[0].geo.sh == 2 && p.units[0].geo.pt == 3 && p.units[0].windowed);
+    CHECK(p.units[0].geo.h == 64 && p.units[0].geo.ho == 32 && p.units[0].geo.c == 3 && p.units[0].geo.f == 32);
+    const PlanUnit *fc = &p.units[p.n_units - 1];
+    CHECK(fc->kind == PLAN_K_FC && fc->geo.kh == fc->geo.h && fc->geo.kw == fc->geo.w && fc->loops.p == 1);
     CHECK(p.units[p.n_units - 1].in_dram == false && p.units[p.n_units - 1].out_dram == true);
     CHECK(p.units[0].in_dram == true);
     plan_free(&p);
@@ -281,9 +430,9 @@ static void test_units_effnet(void)
     ir_graph_free(g);
 }
 
-/* fusion follows single readers: the Add fuses into conv b (a is its residual),
- * Relu(a) stands alone (a has two readers) and the Mul fuses into that Relu
- * unit (conv b already has its second operand) */
+/* fusion follows single readers and the engines' epilogue: the Add fuses
+ * into conv b (a is its residual); Relu(a) stands alone (a has two
+ * readers); element-wise units absorb nothing, so the Mul is a unit too */
 static void test_units_standalone(void)
 {
     IrGraph *g = ir_graph_new("standalone");
@@ -295,16 +444,85 @@ static void test_units_standalone(void)
     int r = tg_unary(g, IR_OP_RELU, a);           /* second reader of a */
     int y = tg_binary(g, IR_OP_MUL, s, r);
     int t = tg_same(g, y);
-    int tl = tg_layer(g, IR_OP_TRANSPOSE, &y, 1, t);
-    (void)tl;
+    tg_layer(g, IR_OP_TRANSPOSE, &y, 1, t);
     tg_output(g, t);
     Plan p = plan_of(g, 64);
-    CHECK_EQ_INT(p.n_units, 3);
-    CHECK_EQ_INT(count_kind(&p, PLAN_K_ELTWISE), 1);
+    CHECK_EQ_INT(p.n_units, 4);
+    CHECK_EQ_INT(count_kind(&p, PLAN_K_ELTWISE), 2);
     CHECK_EQ_INT(p.units[1].n_fused, 1);              /* conv b + Add */
-    CHECK_EQ_INT(p.units[2].n_fused, 1);              /* Relu + Mul */
-    CHECK(p.units[1].extra_t >= 0 && p.units[2].extra_t >= 0);
+    CHECK(p.units[1].add && p.units[1].extra_t >= 0);
+    CHECK(p.units[2].elt == PLAN_ELT_RESCALE && p.units[3].elt == PLAN_ELT_MUL && !p.units[3].bvec);
     CHECK_EQ_INT(p.n_host, 1);                        /* Transpose */
+    CHECK_EQ_INT(p.max_split, p.n_units);             /* the host layer is last */
+    plan_free(&p);
+    ir_graph_free(g);
+}
+
+/* the epilogue chain in the engines' order: clamp, residual Add, clamp, table */
+static void test_units_epilogue(void)
+{
+    IrGraph *g = ir_graph_new("epilogue");
+    tg_counter = 0;
+    int x = tg_input(g, 8, 16, 16);
+    int y = tg_unary(g, IR_OP_RELU, tg_conv(g, x, 8, 3, 1, 1));
+    y = tg_unary(g, IR_OP_TANH, tg_unary(g, IR_OP_CLIP, tg_binary(g, IR_OP_ADD, y, x)));
+    int z = tg_unary(g, IR_OP_SIGMOID, y);            /* a second table: no room left */
+    int m = tg_binary(g, IR_OP_MUL, tg_conv(g, z, 8, 1, 1, 1), z);   /* a Mul that is no gate */
+    int pool = tg_unary(g, IR_OP_RELU, tg_maxpool(g, m, 3, 2));      /* pools absorb nothing */
+    tg_output(g, pool);
+    Plan p = plan_of(g, 64);
+    CHECK_EQ_INT(p.units[0].n_fused, 4);              /* Relu, Add, Clip, Tanh */
+    CHECK(p.units[0].add && p.units[0].lut);
+    CHECK_EQ_INT(p.units[1].kind, PLAN_K_ELTWISE);    /* Sigmoid */
+    CHECK(p.units[1].lut);
+    CHECK(p.units[2].kind == PLAN_K_PWCONV && p.units[2].n_fused == 0);
+    CHECK(p.units[3].kind == PLAN_K_ELTWISE && p.units[3].elt == PLAN_ELT_MUL);
+    CHECK(p.units[4].kind == PLAN_K_POOL && p.units[4].n_fused == 0);
+    CHECK(p.units[5].kind == PLAN_K_ELTWISE && p.units[5].elt == PLAN_ELT_RESCALE);
+    CHECK_EQ_INT(p.n_units, 6);
+    /* the pool's geometry: pads, and the window generator walks them */
+    CHECK(p.units[4].windowed && p.units[4].geo.pt == 1 && p.units[4].geo.sh == 2 && p.units[4].geo.ho == 8);
+    plan_free(&p);
+    ir_graph_free(g);
+}
+
+/* a host layer ends the legal SESL prefix at the first unit depending on it */
+static void test_units_host_split(void)
+{
+    IrGraph *g = ir_graph_new("host");
+    tg_counter = 0;
+    int x = tg_input(g, 8, 16, 16);
+    int a = tg_conv(g, x, 8, 3, 1, 1);
+    int b = tg_conv(g, a, 8, 3, 1, 1);
+    int h = tg_unary(g, IR_OP_SOFTPLUS, b);       /* no engine: the host runs it */
+    int c = tg_conv(g, tg_unary(g, IR_OP_RELU, h), 8, 3, 1, 1);
+    int d = tg_conv(g, a, 8, 1, 1, 1);            /* independent of the host layer */
+    tg_output(g, tg_binary(g, IR_OP_ADD, c, d));
+    Plan p = plan_of(g, 256);
+    CHECK_EQ_INT(p.n_host, 1);
+    CHECK_EQ_INT(p.units[2].kind, PLAN_K_ELTWISE);   /* the Relu after the host layer */
+    CHECK(p.units[2].after_host && p.units[3].after_host && !p.units[1].after_host);
+    CHECK_EQ_INT(p.max_split, 2);
+    CHECK(p.hybrid.split <= 2 && !p.sesl.fits);
+    CHECK(p.host_cycles > 0 && p.hybrid.period >= p.host_cycles);
+    plan_free(&p);
+    ir_graph_free(g);
+}
+
+/* after the quantize pass, a layer left in float moves data on the host */
+static void test_units_int_graph(void)
+{
+    IrGraph *g = tg_resnet(32);
+    for (int l = 0; l < g->n_layers; l++)
+        if (g->layers[l].op == IR_OP_CONV || g->layers[l].op == IR_OP_GEMM) {
+            g->layers[l].prec = IR_PREC_INT8;
+            g->layers[l].bits = 8;
+        }
+    Plan p = plan_of(g, 256);
+    CHECK(p.n_host > 0);                          /* BN, Relu, Add, pools left in float */
+    for (int i = 0; i < p.n_units; i++)
+        CHECK(p.units[i].prec == IR_PREC_INT8 && p.units[i].n_fused == 0);
+    CHECK(p.max_split < p.n_units);
     plan_free(&p);
     ir_graph_free(g);
 }
@@ -422,12 +640,19 @@ int main(void)
 {
     test_devices();
     test_device_file();
-    test_cycles();
+    test_unroll_rule();
+    test_sesl_cycles();
+    test_frontier();
+    test_dsp();
     test_bram();
+    test_seml_run();
     test_units_resnet();
     test_units_mobilenet();
     test_units_effnet();
     test_units_standalone();
+    test_units_epilogue();
+    test_units_host_split();
+    test_units_int_graph();
     test_units_qdq();
     test_memory();
     test_roofline();
