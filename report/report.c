@@ -133,7 +133,7 @@ static void summary(const Plan *p, FILE *f)
     fprintf(f, "</div>\n<p>objective: %s", plan_objective_name(p->opt.objective));
     if (p->note[0]) {
         fprintf(f, " &mdash; ");
-        cg_report_esc(f, p->note);
+        report_esc(f, p->note);
     }
     fprintf(f, "</p>\n");
 }
