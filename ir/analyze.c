@@ -101,6 +101,22 @@ void ir_layer_stats(const IrGraph *g, int layer, IrLayerStats *st)
         st->input_reuse = st->macs / st->ifm_elems;
 }
 
+bool ir_reduce_is_spatial_mean(const IrGraph *g, const IrLayer *L)
+{
+    if (L->op != IR_OP_REDUCE_MEAN || L->n_in < 1 || L->in[0] < 0)
+        return false;
+    int rank = g->tensors[L->in[0]].rank, seen = 0;
+    if (rank < 3 || L->attr.axes.n != rank - 2)
+        return false;
+    for (int i = 0; i < L->attr.axes.n; i++) {
+        int64_t a = L->attr.axes.perm[i] < 0 ? L->attr.axes.perm[i] + rank : L->attr.axes.perm[i];
+        if (a < 2 || a >= rank || (seen & (1 << a)))
+            return false;
+        seen |= 1 << a;
+    }
+    return true;
+}
+
 const char *ir_layer_kind_name(const IrGraph *g, int layer)
 {
     const IrLayer *L = &g->layers[layer];

@@ -370,6 +370,9 @@ typedef struct {
 } IrLayerStats;
 
 void ir_layer_stats(const IrGraph *g, int layer, IrLayerStats *st);
+/* A ReduceMean over every axis after the channel axis: a global average
+ * pool (what the quantize pass and the planner run as one). */
+bool ir_reduce_is_spatial_mean(const IrGraph *g, const IrLayer *L);
 /* "conv", "dwconv", "pwconv", "gconv", "fc", "pool", "eltwise", ... for tables */
 const char *ir_layer_kind_name(const IrGraph *g, int layer);
 

@@ -154,20 +154,6 @@ static bool is_pool(IrOp op)
            op == IR_OP_GLOBAL_MAXPOOL || op == IR_OP_REDUCE_MEAN;
 }
 
-static bool spatial_mean(const IrGraph *g, const IrLayer *L)
-{
-    int rank = g->tensors[L->in[0]].rank, seen = 0;
-    if (rank < 3 || L->attr.axes.n != rank - 2)
-        return false;
-    for (int i = 0; i < L->attr.axes.n; i++) {
-        int64_t a = L->attr.axes.perm[i] < 0 ? L->attr.axes.perm[i] + rank : L->attr.axes.perm[i];
-        if (a < 2 || a >= rank || (seen & (1 << a)))
-            return false;
-        seen |= 1 << a;
-    }
-    return true;
-}
-
 /* ------------------------------------------------------------ building */
 
 typedef struct {
@@ -571,7 +557,7 @@ static bool accel_ok(Ctx *c, const IrLayer *L, int a, int b)
     case IR_OP_CONV: return L->attr.conv.nsp >= 1 && L->attr.conv.nsp <= 2 && rank == L->attr.conv.nsp + 2;
     case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: return L->attr.pool.nsp <= 2 && rank == L->attr.pool.nsp + 2;
     case IR_OP_GLOBAL_AVGPOOL: case IR_OP_GLOBAL_MAXPOOL: return rank >= 3 && rank <= 4;
-    case IR_OP_REDUCE_MEAN: return spatial_mean(g, L);
+    case IR_OP_REDUCE_MEAN: return ir_reduce_is_spatial_mean(g, L);
     case IR_OP_CONCAT: return concat_ok(g, L);
     case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: return binary_ok(g, a, b);
     case IR_OP_BATCHNORM: case IR_OP_PRELU: return !c->int_graph;

@@ -41,9 +41,6 @@ int quant_apply_spec(IrGraph *g, const QuantOptions *o, IrDiag *d);
  * input's quantization; 0 ok, -1 with an error on d */
 int quant_convert_weights(IrGraph *g, int l, IrDiag *d);
 
-/* ReduceMean over every axis after the channel axis (a global average pool) */
-bool quant_is_spatial_mean(const IrGraph *g, const IrLayer *L);
-
 /* The function a table activation layer computes (op + fused act). */
 QuantFn quant_layer_fn(const IrLayer *L);
 /* Relu / Clip (as op or fused act) that fold into clamp bounds */

@@ -43,22 +43,6 @@ const char *pass_quant_kind_name(QuantKind k)
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
-bool quant_is_spatial_mean(const IrGraph *g, const IrLayer *L)
-{
-    if (L->op != IR_OP_REDUCE_MEAN || L->n_in < 1 || L->in[0] < 0)
-        return false;
-    int rank = g->tensors[L->in[0]].rank, seen = 0;
-    if (rank < 3 || L->attr.axes.n != rank - 2)
-        return false;
-    for (int i = 0; i < L->attr.axes.n; i++) {
-        int64_t a = L->attr.axes.perm[i] < 0 ? L->attr.axes.perm[i] + rank : L->attr.axes.perm[i];
-        if (a < 2 || a >= rank || (seen & (1 << a)))
-            return false;
-        seen |= 1 << a;
-    }
-    return true;
-}
-
 bool pass_quant_is_int_layer(const IrGraph *g, int l)
 {
     return g->layers[l].prec != IR_PREC_FLOAT;
@@ -593,7 +577,7 @@ int pass_quant_lower(IrGraph *g, int l, QuantLayer *q, IrDiag *d)
     case IR_OP_MAXPOOL: case IR_OP_AVGPOOL:
     case IR_OP_GLOBAL_MAXPOOL: case IR_OP_GLOBAL_AVGPOOL: return lower_pool(g, l, q, d);
     case IR_OP_REDUCE_MEAN:  /* over the spatial axes: a global average pool */
-        if (quant_is_spatial_mean(g, L))
+        if (ir_reduce_is_spatial_mean(g, L))
             return lower_pool(g, l, q, d);
         return quant_error(d, g, l, "ReduceMean has an integer form only over the spatial axes");
     case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: return lower_add_mul(g, l, q, d);

@@ -128,7 +128,7 @@ static bool capable(const Quantizer *z, int l, int bits)
     case IR_OP_GEMM: return gemm_ok(g, L);
     case IR_OP_AVGPOOL: return rank == 3 || rank == 4;
     case IR_OP_GLOBAL_AVGPOOL: return rank >= 2;
-    case IR_OP_REDUCE_MEAN: return quant_is_spatial_mean(g, L);
+    case IR_OP_REDUCE_MEAN: return ir_reduce_is_spatial_mean(g, L);
     case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL:
         return L->n_in == 2 && activation(g, L->in[0]) && activation(g, L->in[1]);
     case IR_OP_CONCAT:
