@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/escape.h"
 #include "runtime/o2h_rt.h"
 
 static const unsigned char zeros[CG_BLOB_ALIGN];
@@ -278,8 +279,7 @@ int cg_blob_write_c(const CgBlob *b, FILE *f, const char *symbol)
             (unsigned long long)b->payload_size);
     for (int i = 0; i < b->n; i++) {
         fputs(" *   ", f);
-        for (const char *s = b->v[i].name; *s; s++)   /* keep names from closing the comment */
-            fputc(*s == '*' && s[1] == '/' ? '_' : *s, f);
+        esc_put(f, ESC_C_COMMENT, b->v[i].name);
         fprintf(f, ": %llu, %llu\n", (unsigned long long)b->v[i].offset,
                 (unsigned long long)b->v[i].size);
     }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ir/escape.h"
 #include "runtime/o2h_rt.h"
 
 /* -------------------------------------------------- emitter utilities */
@@ -105,6 +106,16 @@ const char *cg_float(CgHost *h, float v)
     if (!strpbrk(buf, ".en"))
         strcat(buf, ".0");
     return ir_sprintf(h->g, "%sf", buf);
+}
+
+const char *cg_comment(CgHost *h, const char *s)
+{
+    if (h->phase == 0)
+        return "";
+    char *e = esc_str(ESC_C_COMMENT, s);
+    const char *r = ir_strdup(h->g, e);
+    free(e);
+    return r;
 }
 
 const char *cg_i64_list(CgHost *h, const int64_t *v, int n)
@@ -243,24 +254,12 @@ static int layout_blob(CgHost *h)
 
 /* ------------------------------------------------------------ model.c */
 
-static void put_comment_text(FILE *f, const char *s)
-{
-    for (; s && *s; s++)
-        fputc(*s == '*' && s[1] == '/' ? '_' : *s, f);
-}
-
+/* A C string literal of model text: escape.h's rules (octal for every
+ * byte outside printable ASCII, \? so no trigraph can form). */
 static void put_c_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 32 || c >= 127)
-            fprintf(f, "\\%03o", c);
-        else
-            fputc(c, f);
-    }
+    esc_put(f, ESC_C_STRING, s);
     fputc('"', f);
 }
 
@@ -468,7 +467,7 @@ static int write_model_h(CgHost *h, const char *path)
     if (!f)
         return -1;
     fputs("/* model.h - API of the model compiled by onnx2hls from ", f);
-    put_comment_text(f, g->path);
+    esc_put(f, ESC_C_COMMENT, g->path);
     fputs(".\n *\n"
           " * Use:\n", f);
     if (h->opt->embed_weights)
@@ -523,7 +522,7 @@ static int write_model_h(CgHost *h, const char *path)
         for (int i = 0; i < n; i++) {
             const IrTensor *T = &g->tensors[k ? g->outputs[i] : g->inputs[i]];
             fprintf(f, "/* %s %d: ", k ? "output" : "input", i);
-            put_comment_text(f, T->name);
+            esc_put(f, ESC_C_COMMENT, T->name);
             fprintf(f, " %s %s */\n", ir_dtype_name(T->dtype), cg_i64_list(h, T->dims, T->rank));
         }
     }

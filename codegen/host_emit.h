@@ -85,6 +85,9 @@ const char *cg_scratch(CgHost *h, int64_t bytes);
 int cg_kslot(CgHost *h);
 /* A C float literal that round-trips (handles inf and nan). */
 const char *cg_float(CgHost *h, float v);
+/* Model text (names, origins) for a C block comment: escaped by
+ * ir/escape.h (ESC_C_COMMENT), on the graph arena. */
+const char *cg_comment(CgHost *h, const char *s);
 /* "{a, b, c}" for an int64 list. */
 const char *cg_i64_list(CgHost *h, const int64_t *v, int n);
 /* C type of an IR dtype ("float", "int64_t", ...), NULL when the host path

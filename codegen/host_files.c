@@ -8,6 +8,7 @@
  * model through ONNX Runtime.
  */
 #include "host_emit.h"
+#include "ir/escape.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -46,10 +47,23 @@ static const char main_head[] =
     " *               the first values of each output are printed\n"
     " *   --weights   the weight blob (default: weights.bin next to the program)\n"
     " *   --time N    run N more times and print the median run time in ms\n"
-    " * Exit status: 0 ok, 1 the model failed, 2 bad usage or input files.\n"
+    " * Exit status: 0 ok, 1 the model failed, 2 bad usage, unreadable input or\n"
+    " * weight files, or an output file that cannot be written.\n"
     " */\n"
-    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
-    "#include \"model.h\"\n#include \"runtime/o2h_rt.h\"\n\n";
+    "#include <errno.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+    "#include \"model.h\"\n#include \"runtime/o2h_rt.h\"\n\n"
+    "/* Names come from the model file: shown with control and non-ASCII bytes\n"
+    " * as \\xHH, so none reaches the terminal raw. */\n"
+    "static void put_name(FILE *f, const char *s)\n{\n"
+    "    for (; *s; s++) {\n"
+    "        unsigned char c = (unsigned char)*s;\n"
+    "        if (c >= 0x20 && c < 0x7f && c != '\\\\')\n            fputc(c, f);\n"
+    "        else\n            fprintf(f, \"\\\\x%02x\", c);\n    }\n}\n\n"
+    "/* --time N: a whole count 0..1000000, nothing else. */\n"
+    "static int parse_runs(const char *s, int *runs)\n{\n"
+    "    char *end;\n    errno = 0;\n    long v = strtol(s, &end, 10);\n"
+    "    if (end == s || *end || errno || v < 0 || v > 1000000)\n        return -1;\n"
+    "    *runs = (int)v;\n    return 0;\n}\n\n";
 
 static const char main_io[] =
     "static void *read_input(const char *path, const ModelTensorInfo *t)\n{\n"
@@ -63,8 +77,9 @@ static const char main_io[] =
     "    int longer = fgetc(f) != EOF;\n"
     "    fclose(f);\n"
     "    if (!buf || got != want || longer) {\n"
-    "        fprintf(stderr, \"model: %s: input '%s' needs exactly %zu bytes (%zu elements)\\n\",\n"
-    "                path, t->name, want, t->elems);\n"
+    "        fprintf(stderr, \"model: %s: input '\", path);\n"
+    "        put_name(stderr, t->name);\n"
+    "        fprintf(stderr, \"' needs exactly %zu bytes (%zu elements)\\n\", want, t->elems);\n"
     "        free(buf);\n        return NULL;\n    }\n"
     "    return buf;\n}\n\n"
     "static int write_output(const char *path, const void *p, size_t n)\n{\n"
@@ -74,7 +89,8 @@ static const char main_io[] =
     "    if (!ok)\n        fprintf(stderr, \"model: cannot write %s\\n\", path);\n"
     "    return ok ? 0 : -1;\n}\n\n"
     "static void print_output(const ModelTensorInfo *t, const void *p)\n{\n"
-    "    printf(\"%s:\", t->name);\n"
+    "    put_name(stdout, t->name);\n"
+    "    putchar(':');\n"
     "    for (size_t i = 0; i < t->elems && i < 10; i++) {\n"
     "        if (t->dtype == 1)\n            printf(\" %g\", ((const float *)p)[i]);\n"
     "        else if (t->dtype == 7)\n            printf(\" %lld\", (long long)((const int64_t *)p)[i]);\n"
@@ -103,8 +119,10 @@ static const char main_args[] =
     "    for (int i = 1; i < argc; i++) {\n"
     "        if (!strcmp(argv[i], \"--weights\") && i + 1 < argc)\n"
     "            weights = argv[++i];\n"
-    "        else if (!strcmp(argv[i], \"--time\") && i + 1 < argc)\n"
-    "            runs = atoi(argv[++i]);\n"
+    "        else if (!strcmp(argv[i], \"--time\") && i + 1 < argc) {\n"
+    "            if (parse_runs(argv[++i], &runs)) {\n"
+    "                fprintf(stderr, \"model: --time needs a run count from 0 to 1000000, not '%s'\\n\", argv[i]);\n"
+    "                return 2;\n            }\n        }\n"
     "        else if (!strcmp(argv[i], \"-o\") && i + 1 < argc && n_out < MODEL_NUM_OUTPUTS)\n"
     "            outputs[n_out++] = argv[++i];\n"
     "        else if (argv[i][0] != '-' && n_in < MODEL_NUM_INPUTS)\n"
@@ -114,7 +132,7 @@ static const char main_args[] =
     "                            \"  (%d input file(s), up to %d -o output file(s))\\n\",\n"
     "                    argv[0], MODEL_NUM_INPUTS, MODEL_NUM_OUTPUTS);\n"
     "            return 2;\n        }\n    }\n"
-    "    if (n_in != MODEL_NUM_INPUTS || runs < 0) {\n"
+    "    if (n_in != MODEL_NUM_INPUTS) {\n"
     "        fprintf(stderr, \"model: expected %d input file(s), got %d\\n\", MODEL_NUM_INPUTS, n_in);\n"
     "        return 2;\n    }\n";
 
@@ -152,14 +170,14 @@ static const char main_run[] =
     "        fprintf(stderr, \"model: run failed: %s\\n\", model_status_str(st));\n"
     "        return 1;\n    }\n"
     "    for (int i = 0; i < MODEL_NUM_OUTPUTS; i++) {\n"
-    "        if (i < n_out)\n"
-    "            rc |= write_output(outputs[i], out[i], model_outputs[i].elems * model_outputs[i].elem_size);\n"
+    "        if (i < n_out && write_output(outputs[i], out[i], model_outputs[i].elems * model_outputs[i].elem_size))\n"
+    "            rc = 2;\n"
     "        else if (n_out == 0)\n"
     "            print_output(&model_outputs[i], out[i]);\n    }\n"
-    "    if (runs > 0 && time_runs(runs, in, out))\n        rc = -1;\n"
+    "    if (rc == 0 && runs > 0 && time_runs(runs, in, out))\n        rc = 1;\n"
     "    for (int i = 0; i < MODEL_NUM_INPUTS; i++)\n        free((void *)in[i]);\n"
     "    for (int i = 0; i < MODEL_NUM_OUTPUTS; i++)\n        free(out[i]);\n"
-    "    return rc ? 1 : 0;\n}\n";
+    "    return rc;\n}\n";
 
 int cg_host_write_main(const CgHost *h, const char *dir)
 {
@@ -222,18 +240,12 @@ int cg_host_write_build(const CgHost *h, const char *dir)
 
 /* --------------------------------------------------------- model.json */
 
+/* A JSON string of model text (escape.h: control characters escaped,
+ * bytes that are not UTF-8 as U+FFFD, so the file is always valid JSON). */
 static void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 32)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
+    esc_put(f, ESC_JSON, s);
     fputc('"', f);
 }
 

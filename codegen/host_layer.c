@@ -136,10 +136,7 @@ static int check_epilogue(CgHost *h, int l)
 static void emit_header(CgHost *h, int l)
 {
     const IrLayer *L = &h->g->layers[l];
-    cg_emit(h, h->run, "\n    /* L%d %s: ONNX ", l, ir_op_name(L->op));
-    if (h->run)
-        for (const char *s = L->origin ? L->origin : L->name; *s; s++)
-            fputc(*s == '*' && s[1] == '/' ? '_' : *s, h->run);
+    cg_emit(h, h->run, "\n    /* L%d %s: ONNX %s", l, ir_op_name(L->op), cg_comment(h, L->origin ? L->origin : L->name));
     if (L->residual >= 0 || L->act.kind != IR_ACT_NONE)
         cg_emit(h, h->run, " (fused:%s%s)", L->residual >= 0 ? " residual add" : "",
                 L->act.kind != IR_ACT_NONE ? " activation" : "");

@@ -227,8 +227,8 @@ static void emit_rescale(Emit *e, const char *X, const char *Y)
 static void emit_view(Emit *e, const char *X, const char *Y)
 {
     (void)X, (void)Y;
-    cg_emit(e->h, e->h->run, "    /* view: %s is %s */\n", e->h->g->tensors[e->q.y].name,
-            e->h->g->tensors[e->q.x].name);
+    cg_emit(e->h, e->h->run, "    /* view: %s is %s */\n", cg_comment(e->h, e->h->g->tensors[e->q.y].name),
+            cg_comment(e->h, e->h->g->tensors[e->q.x].name));
 }
 
 typedef void (*IntEmitter)(Emit *e, const char *X, const char *Y);
@@ -244,22 +244,13 @@ static const IntEmitter int_emitters[] = {
 /* ------------------------------------------------------- entry */
 
 /* s with every '*' that starts a comment end replaced, for C comments */
-static const char *comment_safe(CgHost *h, const char *s)
-{
-    char *c = ir_strdup(h->g, s ? s : "");
-    for (char *p = c; *p; p++)
-        if (p[0] == '*' && p[1] == '/')
-            p[0] = '_';
-    return c;
-}
-
 static void emit_comment(CgHost *h, int l, const QuantLayer *q)
 {
     const IrLayer *L = &h->g->layers[l];
     const IrTensor *Y = &h->g->tensors[q->y];
     const IrQuant *yq = Y->quant ? Y->quant : h->g->tensors[q->x].quant;
-    cg_emit(h, h->run, "\n    /* %s '%s' (ONNX: %s): %s, %s", ir_op_name(L->op), comment_safe(h, L->name),
-            comment_safe(h, L->origin),
+    cg_emit(h, h->run, "\n    /* %s '%s' (ONNX: %s): %s, %s", ir_op_name(L->op), cg_comment(h, L->name),
+            cg_comment(h, L->origin),
             pass_quant_kind_name(q->kind), q->wide ? "16-bit codes" : "8-bit codes");
     if (yq)
         cg_emit(h, h->run, ", out scale %s zero %d", cg_float(h, yq->scale[0]), yq->zero[0]);

@@ -27,7 +27,7 @@ static int emit_view(CgHost *h, int l)
         cg_host_reject(h, l, "a fused epilogue on a view is not supported");
         return -1;
     }
-    cg_emit(h, h->run, "    /* view: %s is %s */\n", TT(h, y)->name, TT(h, x)->name);
+    cg_emit(h, h->run, "    /* view: %s is %s */\n", cg_comment(h, TT(h, y)->name), cg_comment(h, TT(h, x)->name));
     return 0;
 }
 

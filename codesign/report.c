@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ir/escape.h"
 #include "runtime/o2h_rt.h"
 
 /* ------------------------------------------------------------- JSON */
@@ -98,22 +99,6 @@ int codesign_write_json(const Codesign *cs, const char *path)
 }
 
 /* ------------------------------------------------------------- HTML */
-
-static void esc(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else if (*s == '"')
-            fputs("&quot;", f);
-        else
-            fputc(*s, f);
-    }
-}
 
 typedef struct {
     double x0, x1, y0, y1;   /* data ranges */
@@ -207,7 +192,7 @@ static void sens_svg(const Codesign *cs, FILE *f)
             if (cs->c[i].note_group == g)
                 fprintf(f, "%.1f,%.1f ", px(&a, cs->c[i].note_ratio), py(&a, cs->c[i].acc));
         fprintf(f, "\"><title>");
-        esc(f, cs->group_name[g]);
+        esc_put(f, ESC_HTML, cs->group_name[g]);
         fprintf(f, "</title></polyline>\n");
     }
     fprintf(f, "</svg>\n");
@@ -221,7 +206,7 @@ static void sens_table(const Codesign *cs, FILE *f)
     fprintf(f, "</tr>\n");
     for (int g = 0; g < cs->n_groups; g++) {
         fprintf(f, "<tr><td>");
-        esc(f, cs->group_name[g]);
+        esc_put(f, ESC_HTML, cs->group_name[g]);
         fprintf(f, "</td><td>%lld</td>", (long long)cs->groups[g].channels);
         for (int i = 0; i < cs->n_c; i++)
             if (cs->c[i].note_group == g)
@@ -269,10 +254,12 @@ int codesign_write_html(const Codesign *cs, const char *path)
     const CodesignOptions *o = &cs->opt;
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnx2hls codesign</title>"
                "<style>%s</style></head><body>\n<h1>Co-design of ", CSS);
-    esc(f, o->model);
-    fprintf(f, "</h1>\n<p>%s, %d PEs, %s, objective %s; accuracy from the integer evaluator on %d validation "
+    esc_put(f, ESC_HTML, o->model);
+    fprintf(f, "</h1>\n<p>");
+    esc_put(f, ESC_HTML, o->dev.name);
+    fprintf(f, ", %d PEs, %s, objective %s; accuracy from the integer evaluator on %d validation "
                "images, speed from the planner (modelled, not measured on hardware).</p>\n",
-            o->dev.name, o->po.pe_budget, pass_quant_prec_name(o->prec),
+            o->po.pe_budget, pass_quant_prec_name(o->prec),
             o->objective == CODESIGN_LATENCY ? "latency" : "frames/s", cs->n_val);
     bool sens = false;
     for (int i = 0; i < cs->n_c; i++)

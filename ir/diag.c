@@ -1,6 +1,7 @@
 /* diag.c - the diagnostics list (see diag.h). Allocation failures here are
  * fatal by design: a compiler that cannot record an error cannot go on. */
 #include "diag.h"
+#include "escape.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -67,19 +68,31 @@ void diag_add(IrDiag *d, DiagLevel lvl, const char *file, const char *node, cons
     e->msg = msg;
 }
 
+/* Every part is model or user text (file paths, node names, messages that
+ * quote names): escaped for the terminal, so a name cannot move the cursor,
+ * recolour the screen or fake a line of its own. */
 void diag_print(const IrDiag *d, FILE *f)
 {
     static const char *lv[] = {"note", "warning", "error"};
     for (int i = 0; i < d->n; i++) {
         const DiagEntry *e = &d->v[i];
-        if (e->file)
-            fprintf(f, "%s: ", e->file);
+        if (e->file) {
+            esc_put(f, ESC_TERM, e->file);
+            fputs(": ", f);
+        }
         fprintf(f, "%s: ", lv[e->level]);
-        if (e->node)
-            fprintf(f, "node '%s'%s%s%s: ", e->node, e->op ? " (" : "", e->op ? e->op : "", e->op ? ")" : "");
-        else if (e->op)
-            fprintf(f, "%s: ", e->op);
-        fprintf(f, "%s\n", e->msg);
+        if (e->node) {
+            fputs("node '", f);
+            esc_put(f, ESC_TERM, e->node);
+            fputs(e->op ? "' (" : "'", f);
+        }
+        if (e->op) {
+            esc_put(f, ESC_TERM, e->op);
+            fputs(e->node ? ")" : "", f);
+        }
+        fputs(e->node || e->op ? ": " : "", f);
+        esc_put(f, ESC_TERM, e->msg);
+        fputc('\n', f);
     }
     int max = d->max_errors > 0 ? d->max_errors : 1000;
     if (d->n >= max)

@@ -14,6 +14,7 @@
  * tensor = {"name","dtype","shape","const"}; shapes use -1 for unknown dims.
  * Bytes are at the layer's precision (IrLayer.bits). */
 #include "ir.h"
+#include "escape.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -24,14 +25,7 @@
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
+    esc_put(f, ESC_JSON, s);
     fputc('"', f);
 }
 
@@ -405,15 +399,18 @@ static void human(int64_t v, char *buf, size_t n)
 
 void ir_print_text(const IrGraph *g, FILE *f)
 {
-    fprintf(f, "model %s  (ir_version %" PRId64 ", opset %" PRId64 ", producer %s)\n", g->path,
-            g->ir_version, g->opset, g->producer ? g->producer : "?");
-    char s1[96], s2[96], s3[48], s4[24], s5[24], s6[24], s7[24], s8[24], s9[24];
-    for (int i = 0; i < g->n_inputs; i++)
-        fprintf(f, "input  %s %s [%s]\n", g->tensors[g->inputs[i]].name,
-                ir_dtype_name(g->tensors[g->inputs[i]].dtype), shape_str(&g->tensors[g->inputs[i]], s1, sizeof s1));
-    for (int i = 0; i < g->n_outputs; i++)
-        fprintf(f, "output %s %s [%s]\n", g->tensors[g->outputs[i]].name,
-                ir_dtype_name(g->tensors[g->outputs[i]].dtype), shape_str(&g->tensors[g->outputs[i]], s1, sizeof s1));
+    char *path = esc_str(ESC_TERM, g->path), *prod = esc_str(ESC_TERM, g->producer ? g->producer : "?");
+    fprintf(f, "model %s  (ir_version %" PRId64 ", opset %" PRId64 ", producer %s)\n", path, g->ir_version,
+            g->opset, prod);
+    free(path), free(prod);
+    char s1[96], s2[96], s3[48], s4[24], s5[24], s6[24], s7[24], s8[24], s9[24], nb[160];
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < (k ? g->n_outputs : g->n_inputs); i++) {
+            const IrTensor *T = &g->tensors[k ? g->outputs[i] : g->inputs[i]];
+            fprintf(f, "%s ", k ? "output" : "input ");
+            esc_put(f, ESC_TERM, T->name);
+            fprintf(f, " %s [%s]\n", ir_dtype_name(T->dtype), shape_str(T, s1, sizeof s1));
+        }
     fprintf(f, "\n%4s  %-28s %-18s %-7s %-16s %-16s %-12s %8s %8s %7s %8s %8s %8s\n", "#", "layer", "op",
             "kind", "input", "output", "geometry", "params", "MACs", "w-reuse", "IFM B", "OFM B", "W B");
     for (int l = 0; l < g->n_layers; l++) {
@@ -433,10 +430,8 @@ void ir_print_text(const IrGraph *g, FILE *f)
         human(layer_bytes(L, st.ifm_elems), s7, sizeof s7);
         human(layer_bytes(L, st.ofm_elems), s8, sizeof s8);
         human(layer_bytes(L, st.weight_elems), s9, sizeof s9);
-        const char *name = L->name;
-        size_t nl = strlen(name);
         fprintf(f, "%4d  %-28s %-18s %-7s %-16s %-16s %-12s %8s %8s %7s %8s %8s %8s\n", l,
-                nl > 28 ? name + nl - 28 : name, opbuf, ir_layer_kind_name(g, l),
+                esc_term_fit(nb, sizeof nb, L->name, 28, 1), opbuf, ir_layer_kind_name(g, l),
                 x >= 0 ? shape_str(&g->tensors[x], s1, sizeof s1) : "-",
                 L->n_out > 0 && L->out[0] >= 0 ? shape_str(&g->tensors[L->out[0]], s2, sizeof s2) : "-", s3,
                 s4, s5, s6, s7, s8, s9);

@@ -29,6 +29,7 @@
  * folded into it), "* RATIO" for every layer not listed, '#' comments.
  */
 #include "prune_internal.h"
+#include "ir/escape.h"
 
 #include <errno.h>
 #include <math.h>
@@ -296,8 +297,11 @@ static void report_layers(Pruner *P, FILE *f)
             continue;
         int r = prune_find(P, L->out[0]);
         if (!P->frozen[r] && P->keep[r])
-            fprintf(f, "prune: %-32s %lld -> %lld channels\n", L->name, (long long)prune_chan(P, L->out[0]),
-                    (long long)P->n_keep[r]);
+        {
+            char nb[160];
+            fprintf(f, "prune: %-32s %lld -> %lld channels\n", esc_term_fit(nb, sizeof nb, L->name, 64, 0),
+                    (long long)prune_chan(P, L->out[0]), (long long)P->n_keep[r]);
+        }
     }
 }
 

@@ -6,6 +6,7 @@
  * figure here except unit conversions.
  */
 #include "plan_internal.h"
+#include "ir/escape.h"
 
 #include <string.h>
 
@@ -34,9 +35,11 @@ static void text_header(const Plan *p, const IrGraph *g, FILE *f)
     int count[PLAN_K_COUNT] = {0};
     for (int i = 0; i < p->n_units; i++)
         count[p->units[i].kind]++;
-    fprintf(f, "plan for %s on %s (%s): %s, %d PEs, %.0f MHz, objective %s\n", g->path, p->dev.board,
-            p->dev.part, prec_name(p->opt.prec, p->opt.bits), p->pe_budget, p->clock_mhz,
-            plan_objective_name(p->opt.objective));
+    char path[512], board[128], part[128];
+    fprintf(f, "plan for %s on %s (%s): %s, %d PEs, %.0f MHz, objective %s\n",
+            esc_buf(path, sizeof path, ESC_TERM, g->path), esc_buf(board, sizeof board, ESC_TERM, p->dev.board),
+            esc_buf(part, sizeof part, ESC_TERM, p->dev.part), prec_name(p->opt.prec, p->opt.bits), p->pe_budget,
+            p->clock_mhz, plan_objective_name(p->opt.objective));
     fprintf(f, "DRAM: %.1f GB/s, %d AXI ports x %d bit at %.0f%% -> %.1f bytes/cycle (%.2f GB/s)\n",
             p->bandwidth_gbps, p->dev.axi_ports, p->dev.axi_bits, p->dev.axi_eff * 100, p->bytes_per_cycle,
             p->bytes_per_cycle * p->clock_mhz / 1e3);
@@ -98,7 +101,11 @@ static void text_compare(const Plan *p, FILE *f)
     }
     for (int k = 0; k < 3; k++)
         if (!ds[k]->fits)
-            fprintf(f, "%s: %s\n", ds[k]->name, ds[k]->why);
+        {
+            fprintf(f, "%s: ", ds[k]->name);
+            esc_put(f, ESC_TERM, ds[k]->why);
+            fputc('\n', f);
+        }
     if (p->hybrid.fits && p->seml.fits && p->seml.fps > 0)
         fprintf(f, "hybrid / SEML-only: throughput %.2fx, latency %.2fx\n", p->hybrid.fps / p->seml.fps,
                 p->hybrid.latency_ms / p->seml.latency_ms);
@@ -137,10 +144,12 @@ static void text_layers(const Plan *p, const IrGraph *g, const PlanDesign *d, FI
 {
     fprintf(f, "%s layers:\n  %3s %-32s %-8s %6s %10s %10s %10s %10s %5s\n", d->name, "#", "layer", "kind",
             "engine", "cycles", "compute", "DRAM cyc", "DRAM KiB", "rows");
+    char nb[160];
     for (int i = 0; i < p->n_units; i++) {
         const PlanUnitMap *m = &d->map[i];
-        fprintf(f, "  %3d %-32.32s %-8s %5d%c %10lld %10lld %10lld %10.1f %5lld\n", i,
-                layer_name(g, p->units[i].layer), plan_kind_name(p->units[i].kind), m->engine,
+        fprintf(f, "  %3d %-32s %-8s %5d%c %10lld %10lld %10lld %10.1f %5lld\n", i,
+                esc_term_fit(nb, sizeof nb, layer_name(g, p->units[i].layer), 32, 0),
+                plan_kind_name(p->units[i].kind), m->engine,
                 m->sesl ? '*' : ' ', (long long)m->cycles, (long long)m->compute, (long long)m->mem,
                 m->dram_bytes / 1024.0, (long long)m->band_rows);
     }
@@ -148,7 +157,10 @@ static void text_layers(const Plan *p, const IrGraph *g, const PlanDesign *d, FI
     if (p->n_host) {
         fprintf(f, "host CPU layers:");
         for (int i = 0; i < p->n_host; i++)
-            fprintf(f, " %s", layer_name(g, p->host_layers[i]));
+        {
+            fputc(' ', f);
+            esc_put(f, ESC_TERM, layer_name(g, p->host_layers[i]));
+        }
         fputc('\n', f);
     }
     fputc('\n', f);
@@ -171,15 +183,7 @@ void plan_print_text(const Plan *p, const IrGraph *g, FILE *f)
 static void jstr(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
+    esc_put(f, ESC_JSON, s);
     fputc('"', f);
 }
 

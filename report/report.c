@@ -15,19 +15,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-void report_esc(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 const char *report_si(double x, char *buf, size_t n)
 {
     static const char *units[] = {"", " k", " M", " G", " T", " P"};
@@ -92,15 +79,15 @@ static void page_head(const Plan *p, const IrGraph *g, FILE *f)
 {
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>onnx2hls plan: ");
-    report_esc(f, g->path);
+    esc_put(f, ESC_HTML, g->path);
     fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>Hybrid accelerator plan</h1>\n"
                "<p class=\"sub\">",
             css);
-    report_esc(f, g->path);
+    esc_put(f, ESC_HTML, g->path);
     fprintf(f, " on ");
-    report_esc(f, p->dev.board);
+    esc_put(f, ESC_HTML, p->dev.board);
     fprintf(f, " (");
-    report_esc(f, p->dev.part);
+    esc_put(f, ESC_HTML, p->dev.part);
     fprintf(f, "): %s, %d PEs, %.0f MHz, DRAM %.1f GB/s; %d accelerated units, %d host layers, %.1f M MACs "
                "per frame</p>\n",
             prec_name(p), p->pe_budget, p->clock_mhz, p->bandwidth_gbps, p->n_units, p->n_host,
@@ -115,7 +102,7 @@ static void card(FILE *f, const PlanDesign *d, const char *title, bool best)
                 d->latency_ms, d->split, 100 * d->pe_util);
     else {
         fprintf(f, "<b class=\"no\">does not fit</b><span>");
-        report_esc(f, d->why);
+        esc_put(f, ESC_HTML, d->why);
         fprintf(f, "</span></div>\n");
     }
 }
@@ -133,7 +120,7 @@ static void summary(const Plan *p, FILE *f)
     fprintf(f, "</div>\n<p>objective: %s", plan_objective_name(p->opt.objective));
     if (p->note[0]) {
         fprintf(f, " &mdash; ");
-        report_esc(f, p->note);
+        esc_put(f, ESC_HTML, p->note);
     }
     fprintf(f, "</p>\n");
 }
@@ -234,7 +221,7 @@ static void memory_section(const Plan *p, const IrGraph *g, FILE *f)
     for (int i = 0; i < p->n_units; i++) {
         const PlanMemLayer *L = &m->layers[i];
         fprintf(f, "<tr><td class=\"l\">%d</td><td class=\"l\">", i);
-        report_esc(f, report_layer_name(g, p->units[i].layer));
+        esc_put(f, ESC_HTML, report_layer_name(g, p->units[i].layer));
         fprintf(f, "</td><td class=\"l\">%s%s</td><td>%.1f</td><td>%.1f</td><td>%d</td></tr>\n",
                 plan_mem_config_name(L->chosen), L->chosen_fits ? "" : " <span class=\"no\">(over budget)</span>",
                 L->onchip[L->chosen] / 1024.0, L->dram[L->chosen] / 1024.0, L->fit_bits);
@@ -247,10 +234,10 @@ static void layer_row(const Plan *p, const IrGraph *g, int i, FILE *f)
     const PlanUnit *u = &p->units[i];
     const PlanUnitMap *m = p->hybrid.fits ? &p->hybrid.map[i] : NULL;
     fprintf(f, "<tr%s><td class=\"l\">%d</td><td class=\"l\">", m && m->sesl ? " class=\"sesl\"" : "", i);
-    report_esc(f, report_layer_name(g, u->layer));
+    esc_put(f, ESC_HTML, report_layer_name(g, u->layer));
     for (int k = 0; k < u->n_fused; k++) {
         fprintf(f, k ? ", " : " <small>+ ");
-        report_esc(f, ir_op_name(g->layers[u->fused[k]].op));
+        esc_put(f, ESC_HTML, ir_op_name(g->layers[u->fused[k]].op));
         if (k + 1 == u->n_fused)
             fprintf(f, "</small>");
     }
@@ -277,7 +264,7 @@ static void layer_table(const Plan *p, const IrGraph *g, FILE *f)
         fprintf(f, "<p>Run by the host CPU (inputs and outputs through DRAM): ");
         for (int i = 0; i < p->n_host; i++) {
             fprintf(f, i ? ", " : "");
-            report_esc(f, report_layer_name(g, p->host_layers[i]));
+            esc_put(f, ESC_HTML, report_layer_name(g, p->host_layers[i]));
         }
         fprintf(f, ".</p>\n");
     }

@@ -4,9 +4,8 @@
 #define ONNX2HLS_REPORT_INTERNAL_H
 
 #include "report.h"
+#include "ir/escape.h"
 
-/* text with <, >, &, " escaped */
-void report_esc(FILE *f, const char *s);
 /* 1234567 -> "1.23 M" (k, M, G, T) */
 const char *report_si(double x, char *buf, size_t n);
 const char *report_kind_color(PlanKind k);

@@ -19,17 +19,19 @@ static void svg_open(FILE *f, int w, int h, const char *label)
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "role=\"img\" aria-label=\"",
             w, h, w, h);
-    report_esc(f, label);
+    esc_put(f, ESC_HTML, label);
     fprintf(f, "\">\n");
 }
 
 static void text_at(FILE *f, double x, double y, const char *cls, const char *s)
 {
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"%s\">", x, y, cls);
-    report_esc(f, s);
+    esc_put(f, ESC_HTML, s);
     fprintf(f, "</text>\n");
 }
 
+/* The name's tail when long (the tail of a path-like name says most); raw
+ * model text, escaped where it is written. */
 static void short_name(const char *s, char *out, size_t n)
 {
     size_t len = strlen(s);
@@ -158,7 +160,9 @@ static void unit_bar(const Plan *p, const IrGraph *g, const PlanDesign *d, int i
     double lc = scale * (double)m->compute, lt = scale * (double)m->cycles;
     char name[40];
     short_name(report_layer_name(g, p->units[i].layer), name, sizeof name);
-    fprintf(f, "<g><title>%s (%s, %s): %lld cycles, compute %lld, DRAM %lld</title>", name,
+    fputs("<g><title>", f);
+    esc_put(f, ESC_HTML, name);
+    fprintf(f, " (%s, %s): %lld cycles, compute %lld, DRAM %lld</title>",
             plan_kind_name(p->units[i].kind), m->sesl ? "SESL stage" : "SEML layer", (long long)m->cycles,
             (long long)m->compute, (long long)m->mem);
     if (lt > lc)
@@ -347,7 +351,9 @@ void report_svg_roofline(const Plan *p, const IrGraph *g, FILE *f)
         double x = ax_x(&a, r->intensity);
         char name[40], c1[32], c2[32];
         short_name(report_layer_name(g, p->units[i].layer), name, sizeof name);
-        fprintf(f, "<g><title>%d %s (%s): intensity %.3g, attainable %sop/s, achieved %sop/s</title>", i, name,
+        fprintf(f, "<g><title>%d ", i);
+        esc_put(f, ESC_HTML, name);
+        fprintf(f, " (%s): intensity %.3g, attainable %sop/s, achieved %sop/s</title>",
                 plan_kind_name(p->units[i].kind), r->intensity, report_si(r->attainable, c1, sizeof c1),
                 report_si(r->achieved, c2, sizeof c2));
         if (r->achieved > 0)

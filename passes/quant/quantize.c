@@ -37,6 +37,7 @@
  */
 #include "passes/passes.h"
 #include "quant_internal.h"
+#include "ir/escape.h"
 
 #include <float.h>
 #include <math.h>
@@ -574,8 +575,9 @@ static void summary(const Quantizer *z)
         if (p < 0 || g->layers[p].op != IR_OP_DEQUANTIZE_LINEAR)
             continue;
         const IrQuant *q = g->tensors[g->layers[p].in[0]].quant;
-        fprintf(z->o->log, "quantize: output '%s' = (q - %d) * %.9g (%d-bit codes)\n", g->tensors[g->outputs[i]].name,
-                q->zero[0], (double)q->scale[0], q->bits);
+        fputs("quantize: output '", z->o->log);
+        esc_put(z->o->log, ESC_TERM, g->tensors[g->outputs[i]].name);
+        fprintf(z->o->log, "' = (q - %d) * %.9g (%d-bit codes)\n", q->zero[0], (double)q->scale[0], q->bits);
     }
 }
 

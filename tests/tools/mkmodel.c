@@ -11,8 +11,8 @@
  *   mkmodel adddag N OUT.onnx       x_i = Add(x_{i-1}, x_{i-2}), N Adds
  *   mkmodel resblocks N OUT.onnx    N residual blocks of 7 layers (conv, BN,
  *                                   Relu, conv, BN, Add, Relu): every fusion
- *   mkmodel names TEXT OUT.onnx     conv + relu; every name and doc string
- *                                   starts with TEXT (\xHH escapes allowed)
+ *   mkmodel names TEXT OUT.onnx [OP] conv + relu (or OP); every name and doc
+ *                                   string starts with TEXT (\xHH escapes)
  *   mkmodel wide DIM OUT.onnx       Relu over a [1, DIM] float input
  *   mkmodel bindable OUT.onnx       Reshape whose shape is a graph input
  */
@@ -137,7 +137,20 @@ static const char *named(Mb *b, const char *text, const char *suffix)
     return p;
 }
 
-static void names(Mb *b, const char *raw)
+/* A node whose input and output names may hold commas (mb_node splits
+ * its lists on them). */
+static Onnx__NodeProto *node2(Mb *b, const char *op, const char *name, const char *x, const char *w,
+                              const char *y)
+{
+    Onnx__NodeProto *n = mb_node(b, op, name, "", "");
+    n->input[n->n_input++] = (char *)x;
+    if (w)
+        n->input[n->n_input++] = (char *)w;
+    n->output[n->n_output++] = (char *)y;
+    return n;
+}
+
+static void names(Mb *b, const char *raw, const char *op)
 {
     char *t = unescape(raw);
     b->graph.name = (char *)named(b, t, "graph");
@@ -151,12 +164,10 @@ static void names(Mb *b, const char *raw)
         wv[i] = (float)((i * 7) % 11 - 5) / 16.0f;
     mb_input(b, x, 1, 4, D(1, CH, HW, HW));
     mb_init_f(b, w, 4, D(CH, CH, 3, 3), wv);
-    char ins[4096];
-    snprintf(ins, sizeof ins, "%s,%s", x, w);
-    Onnx__NodeProto *n = mb_node(b, "Conv", named(b, t, "conv"), ins, c);
+    Onnx__NodeProto *n = node2(b, "Conv", named(b, t, "conv"), x, w, c);
     n->doc_string = (char *)named(b, t, "conv doc");
     mb_attr_ints(b, n, "pads", 4, D(1, 1, 1, 1));
-    n = mb_node(b, "Relu", named(b, t, "relu"), c, y);
+    n = node2(b, op, named(b, t, "relu"), c, NULL, y);
     n->doc_string = (char *)named(b, t, "relu doc");
     mb_output(b, y, 1, 4, D(1, CH, HW, HW));
     free(t);
@@ -180,7 +191,7 @@ static void bindable(Mb *b)
 static int usage(void)
 {
     fprintf(stderr, "usage: mkmodel chain|adddag|resblocks N OUT.onnx | names TEXT OUT.onnx | wide DIM OUT.onnx"
-                    " | bindable OUT.onnx\n");
+                    " [OP] | bindable OUT.onnx\n");
     return 2;
 }
 
@@ -188,7 +199,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return usage();
-    const char *kind = argv[1], *out = argv[argc - 1];
+    const char *kind = argv[1], *out = argv[!strcmp(kind, "names") && argc == 5 ? 3 : argc - 1];
     Mb *b = mb_new(13);
     if (!strcmp(kind, "chain") && argc == 4)
         chain(b, atoi(argv[2]));
@@ -196,8 +207,8 @@ int main(int argc, char **argv)
         adddag(b, atoi(argv[2]));
     else if (!strcmp(kind, "resblocks") && argc == 4)
         resblocks(b, atoi(argv[2]));
-    else if (!strcmp(kind, "names") && argc == 4)
-        names(b, argv[2]);
+    else if (!strcmp(kind, "names") && (argc == 4 || argc == 5))
+        names(b, argv[2], argc == 5 ? argv[4] : "Relu");
     else if (!strcmp(kind, "wide") && argc == 4)
         wide(b, atoll(argv[2]));
     else if (!strcmp(kind, "bindable") && argc == 3)
