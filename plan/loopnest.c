@@ -132,7 +132,8 @@ static void band(const PlanSemlLayer *l, int64_t rows, int64_t b, int64_t *o0, i
 static int64_t in_rows(const PlanGeom *g, int64_t o0, int64_t o1)
 {
     int64_t a = o0 * g->sh - g->pt, z = (o1 - 1) * g->sh - g->pt + (g->kh - 1) * g->dh + 1;
-    return (z > g->h ? g->h : z) - (a < 0 ? 0 : a);
+    int64_t n = (z > g->h ? g->h : z) - (a < 0 ? 0 : a);
+    return n > 0 ? n : 0;   /* a band that reads only padding (pads beyond the window) */
 }
 
 /* seml_eltwise.c move(): one beat run per pixel, one burst when dense */
