@@ -521,7 +521,10 @@ void design_run(Search *S)
         abort();
     try_buffers(&r, 0);      /* first: SEML-only's latency bounds the balanced objective */
     for (int s = lo > 0 ? lo : 1; s <= hi; s++)
-        try_buffers(&r, s);
+        if (s <= S->sesl_cap || s == n)   /* SESL-only: one split, linear, and its own reason */
+            try_buffers(&r, s);
+        else
+            r.why[s] = S->sesl_cap_why;   /* beyond what the smallest SESL engines allow */
     if (hi < n && p->max_split >= n)
         try_buffers(&r, n);
     finish(&r, lo, hi);

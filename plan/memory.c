@@ -55,7 +55,9 @@ static int filter_tile(const Plan *p, int ui)
     return 16;
 }
 
-static void layer_bytes(const Plan *p, int ui, LayerBytes *b)
+/* w_all: every unit's weights, summed once by the caller (per layer it
+ * made this analysis quadratic in the units) */
+static void layer_bytes(const Plan *p, int ui, int64_t w_all, LayerBytes *b)
 {
     const PlanUnit *u = &p->units[ui];
     int vb = plan_value_bytes(u->bits);
@@ -77,9 +79,7 @@ static void layer_bytes(const Plan *p, int ui, LayerBytes *b)
     b->na = u->geo.ho > 0 ? u->geo.ho : 1;
     b->ext = (u->in_dram ? u->in_bytes : 0) + (u->out_dram ? u->out_bytes : 0);
     b->w_next = ui + 1 < p->n_units ? p->units[ui + 1].w_bytes : 0;
-    b->w_all = 0;
-    for (int k = 0; k < p->n_units; k++)
-        b->w_all += p->units[k].w_bytes;
+    b->w_all = w_all;
 }
 
 static int64_t onchip_of(const LayerBytes *b, PlanMemConfig c)
@@ -170,10 +170,13 @@ void plan_memory_analyse(const Plan *p, PlanMemory *m)
     m->layers = calloc((size_t)p->n_units + 1, sizeof *m->layers);
     if (!m->layers)
         abort();
+    int64_t w_all = 0;
+    for (int k = 0; k < p->n_units; k++)
+        w_all += p->units[k].w_bytes;
     for (int i = 0; i < p->n_units; i++) {
         PlanMemLayer *L = &m->layers[i];
         LayerBytes b;
-        layer_bytes(p, i, &b);
+        layer_bytes(p, i, w_all, &b);
         for (int c = 0; c < PLAN_MEM_CONFIGS; c++) {
             L->onchip[c] = onchip_of(&b, plan_mem_config(c));
             L->dram[c] = dram_of(&b, plan_mem_config(c));

@@ -231,6 +231,59 @@ static void split_movers(Search *S)
     free(last);
 }
 
+/* ------------------------------------------------ feasible splits */
+
+/* The least a unit takes as a SESL stage, whatever its shape: a lower
+ * bound that only grows with the split, so the first split that breaks a
+ * budget with it ends the search (a 10,000-layer chain has thousands of
+ * splits no device can hold; evaluating each would make the search
+ * quadratic). */
+typedef struct {
+    int64_t pes, dsp, lut, bram;
+} Least;
+
+static Least least_stage(const Search *S, int u)
+{
+    const PlanFrontier *f = &S->fr[u];
+    PlanBuf lb = plan_mem_sesl_linebuf(&S->p->units[u]), fifo = S->fifo[u];
+    Least m = {INF, INF, INF, INF};
+    for (int k = 0; k < f->n; k++) {
+        const PlanPoint *pt = &f->pts[k];
+        int64_t wb = pt->weights.uram ? 0 : pt->weights.bram;   /* URAM-able: may leave the BRAM */
+        if (pt->pes < m.pes) m.pes = pt->pes;
+        if (pt->dsp < m.dsp) m.dsp = pt->dsp;
+        if (pt->lut + pt->weights.lut < m.lut) m.lut = pt->lut + pt->weights.lut;
+        if (wb < m.bram) m.bram = wb;
+    }
+    if (f->n == 0)
+        return m;
+    m.lut += lb.lut + fifo.lut;
+    m.bram += (lb.uram ? 0 : lb.bram) + (fifo.uram ? 0 : fifo.bram);
+    return m;
+}
+
+static void sesl_cap(Search *S)
+{
+    const Plan *p = S->p;
+    Least sum = {0, 0, 0, 0};
+    S->sesl_cap = p->max_split < S->n ? p->max_split : S->n;
+    for (int u = 0; u < S->sesl_cap; u++) {
+        Least m = least_stage(S, u);
+        sum.pes += m.pes, sum.dsp += m.dsp, sum.lut += m.lut, sum.bram += m.bram;
+        const char *why = S->fr[u].n == 0 ? "a SESL stage cannot reach the period within the PE budget"
+                          : sum.pes > p->pe_budget ? "PE budget"
+                          : sum.dsp > p->dsp_cap   ? "DSP slices"
+                          : sum.lut > p->lut_cap   ? "LUTs"
+                          : sum.bram > p->bram_cap ? "on-chip memory (BRAM)"
+                                                   : NULL;
+        if (why) {
+            S->sesl_cap = u;
+            S->sesl_cap_why = why;
+            return;
+        }
+    }
+}
+
 void search_init(Search *S, const IrGraph *g, Plan *p, const PlanTensorInfo *ti)
 {
     memset(S, 0, sizeof *S);
@@ -258,6 +311,7 @@ void search_init(Search *S, const IrGraph *g, Plan *p, const PlanTensorInfo *ti)
     split_movers(S);
     S->tab = plan_seml_tab_new(p, g, p->pe_budget);
     S->onchip_cap = ((int64_t)p->bram_cap * 18432 + (int64_t)p->uram_cap * 294912) / 8;
+    sesl_cap(S);
 }
 
 void search_free(Search *S)

@@ -30,6 +30,8 @@ typedef struct {
     int64_t *sesl_bytes;     /* DRAM bytes of the SESL part's readers and writers */
     int64_t *bnd_bytes;      /* SESL -> SEML tensors, one copy */
     int64_t onchip_cap;      /* bytes of BRAM+URAM the plan may use */
+    int sesl_cap;            /* largest split whose SESL part can fit at its smallest engines */
+    const char *sesl_cap_why;/* the budget the next unit would break */
 } Search;
 
 /* One evaluated design: a split, its SEML band-buffer buf_log, the SESL

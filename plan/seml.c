@@ -313,22 +313,21 @@ static bool legal(const Fam *F, int k, int j)
  * shape with the fewest compute iterations and, among those within NEAR of
  * it, the one with the most filter lanes (fewer weight tiles per band);
  * then only PE counts faster than every smaller one. */
-static void keep_suffix(const Fam *F, const PlanShape *v, int n, const int64_t *sc, int k, char *keep)
+static void keep_suffix(const Fam *F, const PlanShape *v, int n, const int64_t *col, int k, char *keep)
 {
-    int nu1 = F->n_units + 1;
     const char *ok = F->legal + (size_t)F->epoch[k] * n;
     int64_t run_best = INF;
     for (int lo = 0, hi; lo < n; lo = hi) {
         int pes = plan_shape_pes(v[lo]), b1 = -1, b2 = -1;
         for (hi = lo; hi < n && plan_shape_pes(v[hi]) == pes; hi++)
-            if (ok[hi] && (b1 < 0 || sc[(size_t)hi * nu1 + k] < sc[(size_t)b1 * nu1 + k]))
+            if (ok[hi] && (b1 < 0 || col[hi] < col[b1]))
                 b1 = hi;
-        if (b1 < 0 || sc[(size_t)b1 * nu1 + k] >= run_best)
+        if (b1 < 0 || col[b1] >= run_best)
             continue;
-        int64_t best = sc[(size_t)b1 * nu1 + k];
+        int64_t best = col[b1];
         run_best = best;
         for (int j = lo; j < hi; j++)
-            if (ok[j] && (double)sc[(size_t)j * nu1 + k] <= NEAR * (double)best &&
+            if (ok[j] && (double)col[j] <= NEAR * (double)best &&
                 (b2 < 0 || v[j].pa > v[b2].pa))
                 b2 = j;
         keep[b1] = 1;
@@ -337,24 +336,39 @@ static void keep_suffix(const Fam *F, const PlanShape *v, int n, const int64_t *
     }
 }
 
+/* compute_iters gives the same answer for a and b on every shape */
+static bool same_iters(const PlanUnit *a, const PlanUnit *b)
+{
+    return a->op == b->op && a->kind == b->kind && a->loops.a == b->loops.a && a->loops.b == b->loops.b &&
+           a->loops.p == b->loops.p && a->geo.h == b->geo.h && a->geo.w == b->geo.w && a->batch == b->batch;
+}
+
 /* Keep the shapes some split would choose by compute iterations (suffix
- * sums over the family's units): O(shapes x units). */
+ * sums over the family's units, one column per split, built from the
+ * last unit back): O(shapes x units) additions. compute_iters runs only
+ * when a unit differs from the one after it, and a suffix of identical
+ * units in one epoch is a multiple of a column already kept from (the
+ * choice is scale-free), so a deep chain of equal layers costs one pass. */
 static void prune(const PlanSemlTab *t, Fam *F, PlanShape *v, int n)
 {
-    int nu = F->n_units, nu1 = nu + 1;
-    int64_t *sc = malloc(sizeof(int64_t) * (size_t)(n + 1) * (size_t)nu1);
+    int nu = F->n_units;
+    int64_t *col = calloc((size_t)n + 1, sizeof *col), *it = calloc((size_t)n + 1, sizeof *it);
     char *keep = calloc((size_t)n + 1, 1);
-    if (!sc || !keep)
+    if (!col || !it || !keep)
         abort();
-    for (int j = 0; j < n; j++) {
-        int64_t *row = sc + (size_t)j * nu1;
-        row[nu] = 0;
-        for (int k = nu - 1; k >= 0; k--)
-            row[k] = row[k + 1] + compute_iters(&t->p->units[F->units[k]], v[j]);
-    }
     fam_epochs(F, v, n);
-    for (int k = 0; k < nu; k++)
-        keep_suffix(F, v, n, sc, k, keep);
+    bool uniform = true;   /* every unit from k on has the iterations of unit k */
+    for (int k = nu - 1; k >= 0; k--) {
+        const PlanUnit *u = &t->p->units[F->units[k]];
+        bool same = k + 1 < nu && same_iters(u, &t->p->units[F->units[k + 1]]);
+        for (int j = 0; !same && j < n; j++)
+            it[j] = compute_iters(u, v[j]);
+        for (int j = 0; j < n; j++)
+            col[j] += it[j];
+        uniform = k + 1 == nu || (uniform && same);
+        if (!(uniform && k + 1 < nu && F->epoch[k] == F->epoch[k + 1]))
+            keep_suffix(F, v, n, col, k, keep);
+    }
     int m = 0;
     for (int j = 0; j < n; j++) {
         if (!keep[j])
@@ -365,7 +379,8 @@ static void prune(const PlanSemlTab *t, Fam *F, PlanShape *v, int n)
     }
     for (int e = 1; e < F->n_epochs; e++)   /* rows of n to rows of m */
         memmove(F->legal + (size_t)e * m, F->legal + (size_t)e * n, (size_t)m);
-    free(sc);
+    free(col);
+    free(it);
     free(keep);
     F->n_shapes = m;
     F->shapes = v;

@@ -48,8 +48,9 @@ static void fill_point(const PlanUnit *u, const PlanDevice *dev, PlanPoint *pt, 
 
 struct PlanFrontierScratch {
     int max_pes;
-    Slot *slot;
+    Slot *slot;      /* per PE count, all clear between units */
     int *fa, *fb;
+    int *used, n_used;   /* PE counts whose slot was filled */
 };
 
 PlanFrontierScratch *plan_frontier_scratch_new(int max_pes)
@@ -58,9 +59,11 @@ PlanFrontierScratch *plan_frontier_scratch_new(int max_pes)
     if (!s)
         abort();
     s->max_pes = max_pes < 1 ? 1 : max_pes;
-    s->slot = malloc(sizeof *s->slot * (size_t)(s->max_pes + 1));
+    s->slot = calloc((size_t)s->max_pes + 1, sizeof *s->slot);
     s->fa = malloc(sizeof(int) * 2 * MAX_FACTORS);
-    if (!s->slot || !s->fa)
+    s->used = malloc(sizeof(int) * ((size_t)s->max_pes + 1));
+    s->n_used = 0;
+    if (!s->slot || !s->fa || !s->used)
         abort();
     s->fb = s->fa + MAX_FACTORS;
     return s;
@@ -71,6 +74,7 @@ void plan_frontier_scratch_free(PlanFrontierScratch *s)
     if (s) {
         free(s->slot);
         free(s->fa);
+        free(s->used);
     }
     free(s);
 }
@@ -84,17 +88,29 @@ static int64_t reduction(const PlanUnit *u)
     return u->loops.b;
 }
 
-/* Pareto points in place: the slots with fewer cycles than every cheaper one */
-static int compact(Slot *slot, int max_pes)
+static int cmp_int(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* Pareto points, into out: the slots with fewer cycles than every cheaper
+ * one. Only the PE counts some shape reached are visited (and cleared for
+ * the next unit), so a unit costs its shapes, not the PE budget: a deep
+ * network's frontiers are linear in its units. */
+static int compact(PlanFrontierScratch *sc, Slot *out)
 {
     int n = 0;
     int64_t last = INT64_MAX;
-    for (int pe = 1; pe <= max_pes; pe++) {
-        if (!slot[pe].cycles || slot[pe].cycles >= last)
-            continue;
-        slot[n++] = slot[pe];   /* n <= pe */
-        last = slot[pe].cycles;
+    qsort(sc->used, (size_t)sc->n_used, sizeof *sc->used, cmp_int);
+    for (int k = 0; k < sc->n_used; k++) {
+        Slot *s = &sc->slot[sc->used[k]];
+        if (s->cycles && s->cycles < last) {
+            out[n++] = *s;
+            last = s->cycles;
+        }
+        memset(s, 0, sizeof *s);
     }
+    sc->n_used = 0;
     return n;
 }
 
@@ -102,18 +118,25 @@ void plan_frontier_build(const PlanUnit *u, const PlanDevice *dev, PlanFrontierS
 {
     int max_pes = scratch->max_pes;
     Slot *slot = scratch->slot;
-    memset(slot, 0, sizeof *slot * (size_t)(max_pes + 1));
     int na = plan_unroll_factors(u->loops.a, max_pes, scratch->fa, MAX_FACTORS);
     int nb = plan_unroll_factors(reduction(u), max_pes, scratch->fb, MAX_FACTORS);
     for (int i = 0; i < na; i++)
-        for (int j = 0; j < nb && (int64_t)scratch->fa[i] * scratch->fb[j] <= max_pes; j++)
-            consider(&slot[scratch->fa[i] * scratch->fb[j]], u, (PlanShape){scratch->fa[i], scratch->fb[j], 1});
-    int n = compact(slot, max_pes);
+        for (int j = 0; j < nb && (int64_t)scratch->fa[i] * scratch->fb[j] <= max_pes; j++) {
+            int pe = scratch->fa[i] * scratch->fb[j];
+            if (!slot[pe].cycles)
+                scratch->used[scratch->n_used++] = pe;
+            consider(&slot[pe], u, (PlanShape){scratch->fa[i], scratch->fb[j], 1});
+        }
+    Slot *pts = malloc(sizeof *pts * (size_t)(scratch->n_used + 1));
+    if (!pts)
+        abort();
+    int n = compact(scratch, pts);
     f->pts = malloc(sizeof *f->pts * (size_t)(n + 1));
     if (!f->pts)
         abort();
     for (f->n = 0; f->n < n; f->n++)
-        fill_point(u, dev, &f->pts[f->n], &slot[f->n]);
+        fill_point(u, dev, &f->pts[f->n], &pts[f->n]);
+    free(pts);
 }
 
 void plan_frontier_free(PlanFrontier *f)
