@@ -30,7 +30,9 @@ void cli_plan_usage(FILE *f)
                "  --objective      throughput, latency or balanced (default: the best throughput\n"
                "                   whose latency is no worse than SEML-only's)\n"
                "  --resource-frac  share of DSP/BRAM/URAM/LUT the plan may use (default 0.9)\n"
-               "  --mem-budget     on-chip KiB for the memory analysis (default: the device's)\n");
+               "  --mem-budget     on-chip KiB for the memory analysis (default: the device's)\n"
+               "  --timings        record the planner's run time in the outputs (without it, the\n"
+               "                   same inputs give the same bytes)\n");
 }
 
 static int parse_num(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
@@ -65,6 +67,10 @@ int cli_plan_parse_option(CliPlanArgs *a, int argc, char **argv, int *i)
     static const char *names[] = {"--target", "--device-file", "--pe-budget", "--clock",
                                   "--bandwidth", "--split", "--resource-frac", "--mem-budget", "--objective"};
     const char *o = argv[*i], *cmd = argv[0], *v;
+    if (!strcmp(o, "--timings")) {
+        a->po.timings = true;
+        return 1;
+    }
     bool known = false;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         known |= !strcmp(o, names[k]);

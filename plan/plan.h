@@ -99,6 +99,8 @@ typedef struct {
     int force_split;       /* -1: search; else the hybrid uses this split */
     int64_t mem_budget;    /* on-chip bytes for the memory analysis; 0 = device BRAM+URAM */
     PlanObjective objective;
+    bool timings;          /* the planner's run time in the outputs (--timings); off, they are
+                            * a function of the inputs alone, byte for byte */
 } PlanOptions;
 
 void plan_options_default(PlanOptions *o);
@@ -297,7 +299,7 @@ typedef struct {
     PlanMemory memory;
     PlanRoof *roof;        /* per unit */
     double peak_ops;       /* 2 * pe_budget * f */
-    double plan_ms;        /* wall time of plan_build */
+    double plan_ms;        /* wall time of plan_build (printed only with PlanOptions.timings) */
     double plan_cpu_ms;    /* CPU time of plan_build (what it costs on an idle machine) */
 } Plan;
 

@@ -175,7 +175,8 @@ void plan_print_text(const Plan *p, const IrGraph *g, FILE *f)
         text_engines(&p->hybrid, f);
         text_layers(p, g, &p->hybrid, f);
     }
-    fprintf(f, "planner time: %.1f ms (%.1f ms CPU)\n", p->plan_ms, p->plan_cpu_ms);
+    if (p->opt.timings)
+        fprintf(f, "planner time: %.1f ms (%.1f ms CPU)\n", p->plan_ms, p->plan_cpu_ms);
 }
 
 /* ------------------------------------------------------------- JSON */
@@ -369,9 +370,12 @@ void plan_write_json(const Plan *p, const IrGraph *g, FILE *f)
         json_unit(p, g, i, f);
         fprintf(f, "%s\n", i + 1 < p->n_units ? "," : "");
     }
-    fprintf(f, "],\n\"plan_ms\":");
-    jnum(f, p->plan_ms);
-    fprintf(f, ",\"plan_cpu_ms\":");
-    jnum(f, p->plan_cpu_ms);
+    fprintf(f, "]");
+    if (p->opt.timings) {
+        fprintf(f, ",\n\"plan_ms\":");
+        jnum(f, p->plan_ms);
+        fprintf(f, ",\"plan_cpu_ms\":");
+        jnum(f, p->plan_cpu_ms);
+    }
     fprintf(f, "}\n");
 }

@@ -294,6 +294,8 @@ void report_html(const Plan *p, const IrGraph *g, FILE *f)
     report_svg_roofline(p, g, f);
     memory_section(p, g, f);
     layer_table(p, g, f);
-    fprintf(f, "<footer>onnx2hls plan &middot; planner time %.1f ms</footer>\n</main>\n</body>\n</html>\n",
-            p->plan_ms);
+    fprintf(f, "<footer>onnx2hls plan");
+    if (p->opt.timings)
+        fprintf(f, " &middot; planner time %.1f ms", p->plan_ms);
+    fprintf(f, "</footer>\n</main>\n</body>\n</html>\n");
 }

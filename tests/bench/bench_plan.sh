@@ -30,11 +30,11 @@ labels=(MobileNetV1 MobileNetV2 MnasNet-1.0 EfficientNet-B0 ResNet-18)
 budgets=(512 1024 2048)
 for m in "${names[@]}"; do
   for b in "${budgets[@]}"; do
-    "$bin" plan "$models/$m.onnx" --target zcu102 --clock 167 --precision int8 --pe-budget "$b" --json \
+    "$bin" plan "$models/$m.onnx" --target zcu102 --clock 167 --precision int8 --pe-budget "$b" --json --timings \
       > "$out/$m.$b.json"
   done
   # a board with room for every layer's weights: SESL-only fits there
-  "$bin" plan "$models/$m.onnx" --target u250 --clock 167 --precision int8 --pe-budget 1024 --json \
+  "$bin" plan "$models/$m.onnx" --target u250 --clock 167 --precision int8 --pe-budget 1024 --json --timings \
     > "$out/$m.u250.json"
 done
 python3 - "$out" "$write" "$root/docs/plan_table.md" "${names[*]}" "${labels[*]}" "${budgets[*]}" <<'PY'

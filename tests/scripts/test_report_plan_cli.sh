@@ -34,7 +34,7 @@ expect 0 "hybrid / SEML-only" plan "$model" --target kv260 --pe-budget 128 --clo
 expect 0 "float" plan "$model" --precision float --pe-budget 64
 expect 0 '"designs"' plan "$model" --json --target zc706
 expect 0 "split (SESL units)" plan "$model" --split 3 --pe-budget 64
-expect 0 "planner time" plan "$model" --target vck190 --bandwidth 10 --resource-frac 0.5
+expect 0 "planner time" plan "$model" --target vck190 --bandwidth 10 --resource-frac 0.5 --timings
 expect 0 "DRAM" plan "$src/samples/resnet_tiny.onnx" --target ultra96v2 --pe-budget 96
 expect 0 "hybrid" plan "$src/samples/effnet_tiny.onnx" --target u250 --precision dfxp16
 
