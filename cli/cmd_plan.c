@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "report/report.h"
+#include "plan/net.h"
 #include "plan/plan.h"
 
 #include <errno.h>
@@ -20,17 +21,19 @@ static void plan_usage(FILE *f)
     fprintf(f, "usage: onnx2hls plan MODEL.onnx [--target BOARD | --device-file FILE.json] [--pe-budget N]\n"
                "                     [--clock MHZ] [--bandwidth GBPS] [--precision P] [--split N]\n"
                "                     [--resource-frac F] [--mem-budget KIB] [--input-shape NAME=1,3,224,224]...\n"
-               "                     [--json] [--report FILE.html]\n");
+               "                     [--json] [--report FILE.html] [--simulate]\n");
     cli_plan_usage(f);
     fprintf(f, "  --precision      float|int8|int16|dfxp8|dfxp12|dfxp14|dfxp16 for layers the graph leaves\n"
                "                   in float (default int8); quantized layers keep their own\n"
                "  --json           print the plan as JSON (what compile writes to plan.json)\n"
-               "  --report         write a self-contained HTML report\n");
+               "  --report         write a self-contained HTML report\n"
+               "  --simulate       simulate the hybrid's SESL part (3 frames): FIFO depths, frame\n"
+               "                   interval and latency against the plan (text output)\n");
 }
 
 typedef struct {
     const char *model, *report;
-    int json;
+    int json, simulate;
     CliPlanArgs plan;
     FeOptions fe;
 } PlanArgs;
@@ -42,8 +45,8 @@ static int parse_opt(PlanArgs *a, int argc, char **argv, int *i)
     int r;
     if (!strcmp(o, "--help") || !strcmp(o, "-h"))
         return 1;
-    if (!strcmp(o, "--json")) {
-        a->json = 1;
+    if (!strcmp(o, "--json") || !strcmp(o, "--simulate")) {
+        *(o[2] == 'j' ? &a->json : &a->simulate) = 1;
         return 0;
     }
     if ((r = cli_plan_parse_option(&a->plan, argc, argv, i)) != 0)
@@ -86,12 +89,35 @@ static int parse_args(PlanArgs *a, int argc, char **argv)
     return 0;
 }
 
+/* the hybrid's SESL part as a dataflow network, simulated */
+static int simulate(const Plan *p, const IrGraph *g)
+{
+    IrDiag d;
+    diag_init(&d);
+    PlanNet net;
+    int rc = 0;
+    if (p->hybrid.split == 0)
+        printf("SESL dataflow simulation: the hybrid has no SESL part\n");
+    else if (plan_net_build(p, g, &p->hybrid, &net, &d) == 0) {
+        plan_net_simulate(&net, 3);
+        plan_net_print(&net, &p->hybrid, stdout);
+        plan_net_free(&net);
+    } else {
+        diag_print(&d, stderr);
+        rc = 2;
+    }
+    diag_free(&d);
+    return rc;
+}
+
 static int write_outputs(const PlanArgs *a, const Plan *p, const IrGraph *g)
 {
     if (a->json)
         plan_write_json(p, g, stdout);
     else
         plan_print_text(p, g, stdout);
+    if (a->simulate && !a->json && simulate(p, g))
+        return 2;
     if (!a->report)
         return 0;
     FILE *f = fopen(a->report, "w");

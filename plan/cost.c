@@ -148,6 +148,8 @@ int64_t plan_cost_sesl_pixel(const PlanUnit *u, PlanShape s)
     int64_t win = u->windowed ? O2H_DEPTH_WINDOW + O2H_RESTART : 0;
     switch (u->kind) {
     case PLAN_K_POOL:
+        if (u->op == PLAN_SEML_GPOOL)   /* pixels are summed as they come; then the results loop */
+            return O2H_DEPTH_POOL(1) + O2H_RESTART + plan_cdiv(u->geo.c, s.pa) + O2H_DEPTH_ELT;
         return win + plan_cdiv(u->loops.a, s.pa) * plan_cdiv(u->loops.b, s.pb) + O2H_DEPTH_POOL(s.pb);
     case PLAN_K_ELTWISE:
         return plan_cdiv(u->loops.a, s.pa) + O2H_DEPTH_ELT;
@@ -235,10 +237,37 @@ PlanBuf plan_mem_sesl_linebuf(const PlanUnit *u)
     return plan_buf(span, g->c * u->bits, wp);
 }
 
+/* Shallow FIFOs are shift registers (SRL32: one LUT per bit lane per 32
+ * words), deeper ones block RAM, as Vitis HLS implements STREAM channels. */
+#define SRL_MAX_DEPTH 32
+
 /* a FIFO of `depth` words of `bytes` each (STREAM: one word per access) */
 PlanBuf plan_mem_fifo(int64_t depth, int64_t bytes)
 {
-    return depth > 0 && bytes > 0 ? plan_buf(1, 8 * bytes, depth) : (PlanBuf){0, 0, 0, 0};
+    if (depth <= 0 || bytes <= 0)
+        return (PlanBuf){0, 0, 0, 0};
+    if (depth > SRL_MAX_DEPTH)
+        return plan_buf(1, 8 * bytes, depth);
+    int64_t luts = 8 * bytes * plan_cdiv(depth, SRL_MAX_DEPTH);
+    return (PlanBuf){8 * bytes * depth, 0, 0, luts > INT_MAX ? INT_MAX : (int)luts};
+}
+
+/* The FIFO between a window generator and its compute process: windows
+ * come in bursts (a row of windows whose last rows are bottom padding is
+ * emitted without waiting for input; a strided row of windows arrives
+ * faster than the compute takes them) that the FIFO absorbs, or the
+ * generator and everything before it stall (plan/dfsim.c measures it). */
+int64_t plan_window_fifo_depth(const PlanUnit *u)
+{
+    const PlanGeom *g = &u->geo;
+    if (!u->windowed || g->ho * g->wo <= 1)
+        return u->windowed ? 2 : 0;
+    int64_t burst = 0;
+    for (int64_t r = g->ho - 1; r >= 0 && r * g->sh + (g->kh - 1) * g->dh >= g->pt + g->h; r--)
+        burst++;
+    int64_t acc = g->wo - g->w / (g->sh * g->sw);
+    int64_t d = burst * g->wo > acc ? burst * g->wo : acc;
+    return (d > 0 ? d : 0) + 2;
 }
 
 /* ----------------------------------------------------- DSP and LUT */

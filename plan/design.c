@@ -174,79 +174,151 @@ static void latency_points(Run *r, const PlanSeml *sm, int split, int buf_log, i
         cand_add(r, &r->e);
 }
 
-/* The candidates of one split and buffer size: the least period with the
- * SEML part on every PE left (or on the fewest, when budgets do not allow
- * more), a few slower or faster SESL parts, and the latency points. The
- * least period found, 0 if none. */
-static int64_t try_split(Run *r, int split, int buf_log)
+/* The candidates of one split at its best buffer size and least period T:
+ * the design at T with the SEML part on every PE left (or on the fewest,
+ * when budgets do not allow more), a few slower or faster SESL parts, and
+ * the latency points. */
+static void candidates(Run *r, const PlanSeml *sm, int split, int buf_log, int64_t T)
 {
-    const Search *S = r->S;
-    PlanSeml *sm = split < S->n ? plan_seml_new(S->tab, split, buf_log, S->p->pe_budget) : NULL;
-    int64_t T = bisect(r, sm, split, buf_log);
-    if (T > 0) {
-        eval_at(r, sm, split, buf_log, T, INF);
-        if (!r->e.ok || r->e.period > T)
-            eval_at(r, sm, split, buf_log, T, T);
+    eval_at(r, sm, split, buf_log, T, INF);
+    if (!r->e.ok || r->e.period > T)
+        eval_at(r, sm, split, buf_log, T, T);
+    if (r->e.ok)
+        cand_add(r, &r->e);
+    if (split == 0 && r->e.ok && r->e.latency < r->l_ref)
+        r->l_ref = r->e.latency;
+    for (int v = 0; split > 0 && v < N_VARIANTS; v++) {
+        eval_at(r, sm, split, buf_log, (int64_t)((double)T * VARIANTS[v]), INF);
         if (r->e.ok)
             cand_add(r, &r->e);
-        if (split == 0 && r->e.ok && r->e.latency < r->l_ref)
-            r->l_ref = r->e.latency;
-        for (int v = 0; split > 0 && v < N_VARIANTS; v++) {
-            eval_at(r, sm, split, buf_log, (int64_t)((double)T * VARIANTS[v]), INF);
-            if (r->e.ok)
-                cand_add(r, &r->e);
-        }
-        if (split > 0)
-            latency_points(r, sm, split, buf_log, T);
     }
-    plan_seml_free(sm);
-    return T;
+    if (split > 0)
+        latency_points(r, sm, split, buf_log, T);
+}
+
+static PlanSeml *seml_of(const Search *S, int split, int buf_log)
+{
+    return split < S->n ? plan_seml_new(S->tab, split, buf_log, S->p->pe_budget) : NULL;
 }
 
 /* the largest band buffer (log2 bytes per half, at most MAX_TRY_LOG) whose
- * SEML engines, at their smallest shape, fit the block RAM alone */
-#define MAX_TRY_LOG 19
+ * SEML engines, at their smallest shape, fit the block RAM the SESL stages
+ * leave at their smallest engines */
+#define MAX_TRY_LOG 18
 static int top_buffer(const Search *S, int split)
 {
     const Plan *p = S->p;
-    bool present[PLAN_K_COUNT] = {false};
-    for (int u = split; u < S->n; u++)
-        present[plan_seml_family(p->units[u].kind)] = true;
+    int64_t room = p->bram_cap + 2 * (int64_t)p->uram_cap - S->sesl_bram[split];
     for (int lg = MAX_TRY_LOG; lg > PLAN_BUF_MIN_LOG; lg--) {
         int64_t bram = 0;
         for (int f = 0; f < PLAN_K_COUNT; f++) {
-            if (!present[f])
-                continue;
             int need = plan_seml_min_buf(S->tab, (PlanKind)f, split);
-            PlanFamNeeds nd = plan_seml_needs(S->tab, (PlanKind)f, split);
+            if (!plan_seml_present(S->tab, (PlanKind)f, split))
+                continue;
             if (need < 0)
                 return PLAN_BUF_MIN_LOG;
+            PlanFamNeeds nd = plan_seml_needs(S->tab, (PlanKind)f, split);
             bram += plan_mem_seml_engine((PlanKind)f, (PlanShape){1, 1, 1}, need > lg ? need : lg, p->beat, &nd).bram;
         }
-        if (bram <= p->bram_cap + 2 * (int64_t)p->uram_cap)
+        if (bram <= room)
             return lg;
     }
     return PLAN_BUF_MIN_LOG;
 }
 
-/* Band buffers from the largest that fits down: smaller ones only help
- * while on-chip memory is what keeps the period up. */
-#define MAX_LEVELS 4
-static void try_buffers(Run *r, int split)
+/* Band buffers: the largest that fits beside the SESL stages, then smaller
+ * ones while on-chip memory is what keeps the period up; `extra` tries one
+ * size larger too (the most promising splits). The best size's candidates. */
+#define MAX_LEVELS 3
+static void try_buffers(Run *r, int split, bool extra)
 {
-    if (split >= r->S->n) {
-        try_split(r, split, PLAN_BUF_MIN_LOG);
+    int64_t best = 0;
+    int best_lg = PLAN_BUF_MIN_LOG, top = split < r->S->n ? top_buffer(r->S, split) : PLAN_BUF_MIN_LOG;
+    if (extra && top < MAX_TRY_LOG)
+        top++;
+    PlanSeml *keep = NULL;
+    for (int lg = top, k = 0; lg >= PLAN_BUF_MIN_LOG && k < MAX_LEVELS + extra; lg--, k++) {
+        r->mem_bound[split] = false;
+        PlanSeml *sm = seml_of(r->S, split, lg);
+        int64_t T = bisect(r, sm, split, lg);
+        if (T > 0 && (best == 0 || T < best)) {
+            plan_seml_free(keep);
+            keep = sm, best = T, best_lg = lg;
+        } else {
+            plan_seml_free(sm);
+        }
+        bool memory = r->mem_bound[split] || (T == 0 && r->why[split] && !strncmp(r->why[split], "on-chip", 7));
+        if ((!memory && !(extra && k == 0)) || split >= r->S->n)
+            break;
+    }
+    if (best > 0)
+        candidates(r, keep, split, best_lg, best);
+    plan_seml_free(keep);
+}
+
+static bool by_period(const Cand *a, const Cand *b);
+
+/* the best candidate's split so far, -1 none */
+static int best_split(const Run *r)
+{
+    int b = -1;
+    for (int i = 0; i < r->n; i++)
+        if (b < 0 || by_period(&r->c[i], &r->c[b]))
+            b = i;
+    return b < 0 ? -1 : r->c[b].split;
+}
+
+/* Every split of [lo, hi] when there are at most MAX_ALL of them; beyond,
+ * a grid of MAX_ALL splits and then, around the best, halving steps (an
+ * evaluation costs O(split), so trying every split of a deep graph would
+ * be quadratic). */
+#define MAX_ALL 256
+static void search_splits(Run *r, int lo, int hi)
+{
+    if (hi - lo + 1 <= MAX_ALL) {
+        for (int s = lo; s <= hi; s++)
+            try_buffers(r, s, false);
         return;
     }
-    int64_t best = 0;
-    for (int lg = top_buffer(r->S, split), k = 0; lg >= PLAN_BUF_MIN_LOG && k < MAX_LEVELS; lg--, k++) {
-        r->mem_bound[split] = false;
-        int64_t T = try_split(r, split, lg);
-        bool memory = r->mem_bound[split] || (T == 0 && r->why[split] && !strncmp(r->why[split], "on-chip", 7));
-        if (T > 0 && (best == 0 || T < best))
-            best = T;
-        if ((T > 0 && !memory) || (T == 0 && !memory))
+    int step = (hi - lo) / (MAX_ALL - 1);
+    for (int s = lo; s <= hi; s += step)
+        try_buffers(r, s, false);
+    char *tried = calloc((size_t)(hi + 2), 1);
+    if (!tried)
+        abort();
+    for (int s = lo; s <= hi; s += step)
+        tried[s] = 1;
+    for (step /= 2; step >= 1; step /= 2) {
+        int b = best_split(r);
+        for (int d = -1; b >= 0 && d <= 1; d += 2) {
+            int s = b + d * step;
+            if (s >= lo && s <= hi && !tried[s]) {
+                tried[s] = 1;
+                try_buffers(r, s, false);
+            }
+        }
+    }
+    free(tried);
+}
+
+/* the splits of the best few candidates by period, once each */
+#define SECOND_LOOK 4
+static void second_look(Run *r, int lo, int hi)
+{
+    int done[SECOND_LOOK], n = 0, n_before = r->n;
+    while (n < SECOND_LOOK) {
+        int b = -1;
+        for (int i = 0; i < n_before; i++) {
+            bool seen = r->c[i].split < lo || r->c[i].split > hi || r->c[i].split >= r->S->n;
+            for (int k = 0; k < n && !seen; k++)
+                seen = done[k] == r->c[i].split;
+            if (!seen && (b < 0 || r->c[i].period < r->c[b].period))
+                b = i;
+        }
+        if (b < 0)
             break;
+        done[n++] = r->c[b].split;
+        try_buffers(r, r->c[b].split, true);
     }
 }
 
@@ -519,14 +591,14 @@ void design_run(Search *S)
     r.mem_bound = calloc((size_t)n + 2, sizeof(bool));
     if (!r.e.pick || !r.why || !r.mem_bound)
         abort();
-    try_buffers(&r, 0);      /* first: SEML-only's latency bounds the balanced objective */
-    for (int s = lo > 0 ? lo : 1; s <= hi; s++)
-        if (s <= S->sesl_cap || s == n)   /* SESL-only: one split, linear, and its own reason */
-            try_buffers(&r, s);
-        else
-            r.why[s] = S->sesl_cap_why;   /* beyond what the smallest SESL engines allow */
+    try_buffers(&r, 0, false);   /* first: SEML-only's latency bounds the balanced objective */
+    int cap = S->sesl_cap < hi ? S->sesl_cap : hi;   /* beyond: the smallest SESL engines break a budget */
+    for (int s = cap + 1; s <= hi; s++)
+        r.why[s] = S->sesl_cap_why;
+    search_splits(&r, lo > 0 ? lo : 1, cap);
     if (hi < n && p->max_split >= n)
-        try_buffers(&r, n);
+        try_buffers(&r, n, false);
+    second_look(&r, lo, hi);
     finish(&r, lo, hi);
     free(r.e.pick);
     free(r.why);

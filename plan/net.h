@@ -16,6 +16,7 @@
 #define ONNX2HLS_PLAN_NET_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "plan.h"
 
@@ -39,6 +40,13 @@ typedef struct {
     PlanShape shape;    /* unroll (pa, pb; pp = 1) */
     int64_t iters;      /* pipelined-loop iterations per frame */
     int64_t cycles;     /* per frame, from plan/loopnest.c */
+    /* what the simulation needs to know of the loop (the template's I/O pattern) */
+    int64_t per_tok;    /* iterations per output word (MAC, POOL, ELT: tiles per pixel; movers: beats per pixel) */
+    int64_t tail;       /* POOL global: iterations of its second loop (the results) */
+    int depth;          /* pipeline depth: a word written at iteration i is visible at i + depth */
+    bool bvec;          /* ELT: in[1] is one per-channel word read before the loop */
+    PlanGeom geo;       /* WINDOW: the layer's geometry (in-image reads, window corners) */
+    char name[48];      /* kind and layer or tensor, for messages */
 } PlanProc;
 
 typedef struct {
@@ -61,16 +69,22 @@ typedef struct {
     int64_t *stall_in;       /* per process: cycles waiting for input */
     int64_t *stall_out;      /* per process: cycles waiting for room */
     bool deadlock;           /* a simulation with the emitted depths stopped */
-    char why[200];           /* which processes and FIFOs, when deadlocked */
+    char why[400];           /* which processes and FIFOs, when deadlocked */
+    int64_t period;          /* the plan's SESL period: the slowest process's cycles per frame */
 } PlanNet;
 
 /* The SESL network of design d (its first d->split units). 0 ok, -1 with
  * a message on diag. */
 int plan_net_build(const Plan *p, const IrGraph *g, const PlanDesign *d, PlanNet *net, IrDiag *diag);
-/* Size every FIFO (simulation with unbounded FIFOs, depth = high-water
- * mark, at least 2), then simulate `frames` frames with those depths and
- * fill interval, latency, stalls and deadlock. */
+/* Size every FIFO (simulation with unbounded FIFOs and the DRAM readers
+ * paced at the period, depth = high-water mark, at least 2), then simulate
+ * `frames` frames with those depths and fill interval, latency, stalls and
+ * deadlock. */
 void plan_net_simulate(PlanNet *net, int frames);
+/* Simulate `frames` frames with the FIFO depths as they are (chans[].depth). */
+void plan_net_run(PlanNet *net, int frames);
 void plan_net_free(PlanNet *net);
+/* The simulation's figures next to design d's (text). */
+void plan_net_print(const PlanNet *net, const PlanDesign *d, FILE *f);
 
 #endif

@@ -66,6 +66,8 @@ bool plan_kind_has_weights(PlanKind k);
 PlanBuf plan_mem_sesl_weights(const PlanUnit *u, PlanShape s);
 PlanBuf plan_mem_sesl_linebuf(const PlanUnit *u);
 PlanBuf plan_mem_fifo(int64_t depth, int64_t bytes);
+/* words the window generator -> compute FIFO of unit u needs (0: not windowed) */
+int64_t plan_window_fifo_depth(const PlanUnit *u);
 /* DSP slices and LUTs of an engine of kind k (mul: element-wise op that multiplies) */
 int plan_engine_dsp(const PlanDevice *dev, PlanKind k, bool mul, IrPrecision prec, int bits, PlanShape s);
 int plan_engine_lut(PlanKind k, bool sesl, IrPrecision prec, int bits, int pes);
@@ -146,6 +148,8 @@ typedef struct PlanSeml PlanSeml;
  * every shape with suffix sums over each family's units. */
 PlanSemlTab *plan_seml_tab_new(const Plan *p, const IrGraph *g, int max_pes);
 void plan_seml_tab_free(PlanSemlTab *t);
+/* family f has units from `first` on */
+bool plan_seml_present(const PlanSemlTab *t, PlanKind f, int first);
 /* smallest band buffer (log2 bytes) every family-f unit from `first` on fits; -1 none */
 int plan_seml_min_buf(const PlanSemlTab *t, PlanKind f, int first);
 /* what the family-f engine must support for units first.. */

@@ -5,6 +5,7 @@
  * the same numbers; they all read the Plan struct and nothing recomputes a
  * figure here except unit conversions.
  */
+#include "net.h"
 #include "plan_internal.h"
 #include "ir/escape.h"
 
@@ -378,4 +379,31 @@ void plan_write_json(const Plan *p, const IrGraph *g, FILE *f)
         jnum(f, p->plan_cpu_ms);
     }
     fprintf(f, "}\n");
+}
+
+/* ---------------------------------------------------- dataflow simulation */
+
+void plan_net_print(const PlanNet *net, const PlanDesign *d, FILE *f)
+{
+    int64_t words = 0, bytes = 0, deep = 0;
+    for (int c = 0; c < net->n_chans; c++) {
+        words += net->chans[c].depth;
+        bytes += net->chans[c].depth * net->chans[c].width;
+        if (net->chans[c].depth > deep)
+            deep = net->chans[c].depth;
+    }
+    fprintf(f, "SESL dataflow simulation, %d frames: %d processes, %d FIFOs (%lld words, %.1f KiB; deepest %lld)\n",
+            net->frames, net->n_procs, net->n_chans, (long long)words, bytes / 1024.0, (long long)deep);
+    if (net->deadlock) {
+        fprintf(f, "  %s\n", net->why);
+        return;
+    }
+    fprintf(f, "  frame interval %lld cycles (plan T_SESL %lld: %+.1f%%), latency %lld cycles (plan %lld: %+.1f%%)\n",
+            (long long)net->interval, (long long)d->t_sesl,
+            d->t_sesl ? 100.0 * ((double)net->interval / (double)d->t_sesl - 1) : 0, (long long)net->latency,
+            (long long)d->lat_sesl, d->lat_sesl ? 100.0 * ((double)net->latency / (double)d->lat_sesl - 1) : 0);
+    for (int i = 0; i < net->n_procs; i++)
+        if (net->stall_in[i] + net->stall_out[i] > net->interval / 20)
+            fprintf(f, "  %-40.40s stalled %lld cycles waiting for input, %lld for room\n", net->procs[i].name,
+                    (long long)net->stall_in[i], (long long)net->stall_out[i]);
 }

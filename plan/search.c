@@ -117,6 +117,9 @@ static void unit_facts(Search *S)
         double b = S->prod_x[u] >= 0 ? pos[S->prod_x[u]] : 0;
         pos[u] = a > b ? a : b;
         unit_fifo(S, u, pos);
+        int64_t wd = plan_window_fifo_depth(U);   /* its window FIFO (one window per word), line buffer */
+        S->fifo[u] = plan_buf_add(S->fifo[u], plan_mem_fifo(wd, U->geo.kh * U->geo.kw * U->geo.c * plan_value_bytes(U->bits)));
+        S->fifo[u] = plan_buf_add(S->fifo[u], plan_mem_sesl_linebuf(U));
         S->floor[u] = 0;
         if (S->prod_in[u] < 0)
             S->floor[u] = mover(S, U->in_t);
@@ -245,7 +248,7 @@ typedef struct {
 static Least least_stage(const Search *S, int u)
 {
     const PlanFrontier *f = &S->fr[u];
-    PlanBuf lb = plan_mem_sesl_linebuf(&S->p->units[u]), fifo = S->fifo[u];
+    PlanBuf fifo = S->fifo[u];   /* FIFOs and line buffer */
     Least m = {INF, INF, INF, INF};
     for (int k = 0; k < f->n; k++) {
         const PlanPoint *pt = &f->pts[k];
@@ -257,8 +260,8 @@ static Least least_stage(const Search *S, int u)
     }
     if (f->n == 0)
         return m;
-    m.lut += lb.lut + fifo.lut;
-    m.bram += (lb.uram ? 0 : lb.bram) + (fifo.uram ? 0 : fifo.bram);
+    m.lut += fifo.lut;
+    m.bram += fifo.uram ? 0 : fifo.bram;
     return m;
 }
 
@@ -300,7 +303,8 @@ void search_init(Search *S, const IrGraph *g, Plan *p, const PlanTensorInfo *ti)
     S->wr_max = calloc(n, sizeof(int64_t));
     S->sesl_bytes = calloc(n, sizeof(int64_t));
     S->bnd_bytes = calloc(n, sizeof(int64_t));
-    if (!S->fr || !S->floor || !S->phi || !S->prod_in || !S->prod_x || !S->fifo || !S->fifo_depth || !S->wr_max ||
+    S->sesl_bram = calloc(n, sizeof(int64_t));
+    if (!S->sesl_bram || !S->fr || !S->floor || !S->phi || !S->prod_in || !S->prod_x || !S->fifo || !S->fifo_depth || !S->wr_max ||
         !S->sesl_bytes || !S->bnd_bytes)
         abort();
     PlanFrontierScratch *scratch = plan_frontier_scratch_new(p->pe_budget);
@@ -309,6 +313,8 @@ void search_init(Search *S, const IrGraph *g, Plan *p, const PlanTensorInfo *ti)
     plan_frontier_scratch_free(scratch);
     unit_facts(S);
     split_movers(S);
+    for (int i = 0; i < S->n; i++)   /* prefix sums: the stages at their fewest PEs */
+        S->sesl_bram[i + 1] = S->sesl_bram[i] + S->fifo[i].bram + (S->fr[i].n ? S->fr[i].pts[0].weights.bram : 0);
     S->tab = plan_seml_tab_new(p, g, p->pe_budget);
     S->onchip_cap = ((int64_t)p->bram_cap * 18432 + (int64_t)p->uram_cap * 294912) / 8;
     sesl_cap(S);
@@ -328,6 +334,7 @@ void search_free(Search *S)
     free(S->wr_max);
     free(S->sesl_bytes);
     free(S->bnd_bytes);
+    free(S->sesl_bram);
     plan_seml_tab_free(S->tab);
 }
 
@@ -416,7 +423,7 @@ static bool fail(Eval *e, const char *why, int64_t need)
  * duration (run, the slowest stage upstream). A stage's first output comes
  * after the share of its input it reads first, at the rate its input
  * arrives, plus one output pixel; its last output when both its input has
- * ended and it has run its own frame. A per-channel operand (squeeze-
+ * ended and it has run the rest of its frame. A per-channel operand (squeeze-
  * excite scale) is read before the map, which waits whole in its FIFO, so
  * the map's rate does not limit the stage. */
 typedef struct {
@@ -435,16 +442,17 @@ static Stream stage_stream(const Search *S, const Eval *e, const Stream *st, int
     const PlanPoint *pt = &S->fr[u].pts[e->pick[u]];
     int a = S->prod_in[u], b = S->prod_x[u];
     Stream in = a >= 0 ? st[a] : dram_stream(S, u), x = b >= 0 ? st[b] : (Stream){0, 0, 0};
-    int64_t pix = plan_cost_sesl_pixel(U, pt->shape), own = pt->cycles;
-    int64_t start = in.arr + (int64_t)(S->phi[u] * (double)in.run);
+    int64_t pix = plan_cost_sesl_pixel(U, pt->shape), own = pt->cycles > S->floor[u] ? pt->cycles : S->floor[u];
+    int64_t rate = U->op == PLAN_SEML_GPOOL && own > in.run ? own : in.run;   /* a pool sums at its own pace */
+    int64_t start = in.arr + (int64_t)(S->phi[u] * (double)rate);
     if (x.arr > start)
         start = x.arr;
     Stream o;
     o.arr = start + pix;
-    o.run = U->bvec ? (own > x.run ? own : x.run) : (own > in.run ? own : in.run);
+    o.run = U->bvec ? own : (own > in.run ? own : in.run);   /* a buffered map runs at this stage's pace */
     if (!U->bvec && x.run > o.run)
         o.run = x.run;
-    o.end = o.arr + own;
+    o.end = o.arr + (int64_t)((1.0 - S->phi[u]) * (double)own);   /* the work left after the first output */
     if (!U->bvec && in.end + pix > o.end)
         o.end = in.end + pix;
     if (x.end + pix > o.end)
@@ -465,6 +473,8 @@ static int64_t sesl_latency(const Search *S, const Eval *e)
             lat = st[u].end;
     }
     free(st);
+    if (lat < e->t_sesl)   /* the slowest process (a writer, say) runs its frame after the first word */
+        lat = e->t_sesl;
     return lat + (S->wr_max[s] > 0 ? O2H_DEPTH_BURST + O2H_RESTART : 0);
 }
 
@@ -484,7 +494,6 @@ static bool eval_sesl(const Search *S, Eval *e, Items *it)
         if (c > e->t_sesl)
             e->t_sesl = c;
         items_add(it, pt->weights, i);
-        items_add(it, plan_mem_sesl_linebuf(&S->p->units[i]), i);
         items_add(it, S->fifo[i], i);
     }
     if (e->t_sesl > t)

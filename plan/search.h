@@ -23,12 +23,13 @@ typedef struct {
     int64_t *floor;          /* cycles of its DRAM reader / duplicator (shape-independent) */
     double *phi;             /* share of its input read before its first output */
     int *prod_in, *prod_x;   /* units producing its main / second operand, -1 DRAM or none */
-    PlanBuf *fifo;           /* FIFO holding its early operand (residual skip, SE map) */
+    PlanBuf *fifo;           /* its buffers but the weights: FIFOs (residual skip or SE map; windows), line buffer */
     int64_t *fifo_depth;     /* that FIFO's depth in words */
     /* per split 0..n */
     int64_t *wr_max;         /* slowest DRAM writer of the SESL part */
     int64_t *sesl_bytes;     /* DRAM bytes of the SESL part's readers and writers */
     int64_t *bnd_bytes;      /* SESL -> SEML tensors, one copy */
+    int64_t *sesl_bram;      /* block RAM of the SESL stages at their smallest engines */
     int64_t onchip_cap;      /* bytes of BRAM+URAM the plan may use */
     int sesl_cap;            /* largest split whose SESL part can fit at its smallest engines */
     const char *sesl_cap_why;/* the budget the next unit would break */

@@ -31,7 +31,7 @@
 #define NLOG (PLAN_BUF_MAX_LOG + 1)
 #define MAX_PP 64                /* pixel lanes tried */
 #define MAX_CAND 256             /* factors tried per loop */
-#define OPT_STEP 1.005           /* a family option must be this much faster than a cheaper one */
+#define OPT_STEP 1.01            /* a family option must be this much faster than a cheaper one */
 
 PlanKind plan_seml_family(PlanKind k)
 {
@@ -54,6 +54,7 @@ typedef struct {
     int n_shapes;
     PlanShape *shapes;       /* PEs ascending */
     int8_t *need;            /* per family unit: smallest buffer log that fits, -1 none */
+    int *twin;               /* per family unit: the next family unit with the same layer(s), -1 none */
     int8_t *suf_need;        /* per family index k: max need of units k.. (-1: one fits nowhere) */
     PlanFamNeeds *suf;       /* per family index k: needs of units k.. */
     int *epoch;              /* per family index k: which largest trip counts (suffix maxima) apply */
@@ -167,6 +168,68 @@ static int unit_need(PlanSemlTab *t, int unit)
     return -1;
 }
 
+/* ------------------------------------------------------ equal units */
+
+static uint64_t mix(uint64_t h, int64_t x)
+{
+    return (h ^ (uint64_t)x) * 1099511628211ull;
+}
+
+static uint64_t layer_hash(const PlanSemlLayer *l)
+{
+    const PlanGeom *g = &l->g;
+    int64_t v[] = {l->op, g->h, g->w, g->c, g->ho, g->wo, g->f, g->kh, g->kw, g->sh, g->sw, g->dh, g->dw, g->pt,
+                   g->pl, g->pb, g->pr, g->g, l->avg, l->add, l->lut, l->binary, l->bvec, l->in_dense, l->in2_dense,
+                   l->out_dense, l->rq_n};
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        h = mix(h, v[i]);
+    return h;
+}
+
+static bool layer_same(const PlanSemlLayer *a, const PlanSemlLayer *b)
+{
+    return layer_hash(a) == layer_hash(b) && a->op == b->op && !memcmp(&a->g, &b->g, sizeof a->g) &&
+           a->avg == b->avg && a->add == b->add && a->lut == b->lut && a->binary == b->binary && a->bvec == b->bvec &&
+           a->in_dense == b->in_dense && a->in2_dense == b->in2_dense && a->out_dense == b->out_dense &&
+           a->rq_n == b->rq_n;
+}
+
+static bool unit_same(const PlanSemlTab *t, int u, int v)
+{
+    if (t->n_parts[u] != t->n_parts[v] || t->p->units[u].batch != t->p->units[v].batch)
+        return false;
+    for (int i = 0; i < t->n_parts[u]; i++)
+        if (!layer_same(&t->parts[u][i], &t->parts[v][i]))
+            return false;
+    return true;
+}
+
+/* Repeated blocks have equal layers: each family unit's next twin, found
+ * through a hash table (O(units)); its runs are read off the suffix sums. */
+static void fam_twins(const PlanSemlTab *t, Fam *F)
+{
+    int size = 4;
+    while (size < 2 * F->n_units)
+        size *= 2;
+    int *slot = malloc(sizeof(int) * (size_t)size);
+    F->twin = malloc(sizeof(int) * (size_t)(F->n_units + 1));
+    if (!slot || !F->twin)
+        abort();
+    for (int i = 0; i < size; i++)
+        slot[i] = -1;
+    for (int k = F->n_units - 1; k >= 0; k--) {
+        int u = F->units[k];
+        uint64_t h = mix(t->n_parts[u] ? layer_hash(&t->parts[u][0]) : 0, t->p->units[u].batch);
+        int i = (int)(h & (uint64_t)(size - 1));
+        while (slot[i] >= 0 && !unit_same(t, F->units[slot[i]], u))
+            i = (i + 1) & (size - 1);
+        F->twin[k] = slot[i];
+        slot[i] = k;   /* the nearest later twin for the units before */
+    }
+    free(slot);
+}
+
 /* ---------------------------------------------------------- needs */
 
 static void needs_add(PlanFamNeeds *n, const PlanUnit *u)
@@ -263,14 +326,25 @@ static int shape_cmp(const void *a, const void *b)
     return x->pp < y->pp ? -1 : x->pp > y->pp;
 }
 
-/* compute iterations of a unit on a shape (what the bands' compute loops
- * run, ignoring band boundaries): the pruning criterion */
-static int64_t compute_iters(const PlanUnit *u, PlanShape s)
+/* compute iterations of a unit on every shape (what the bands' compute
+ * loops run, ignoring band boundaries): the pruning criterion. The
+ * ceilings are tabulated per factor value once per unit. */
+typedef struct {
+    int64_t *a, *b, *p;  /* indexed by factor value, up to max_pes */
+} Ceil;
+
+static void compute_iters(const PlanUnit *u, const PlanShape *v, int n, Ceil *c, int64_t *out)
 {
     int64_t b = u->op == PLAN_SEML_GPOOL || u->kind == PLAN_K_ELTWISE ? 1 : u->loops.b;
     int64_t p = u->op == PLAN_SEML_GPOOL ? u->geo.h * u->geo.w : u->loops.p;
-    int64_t n = u->batch > 1 ? u->batch : 1;
-    return n * plan_cdiv(p, s.pp) * plan_cdiv(u->loops.a, s.pa) * plan_cdiv(b, s.pb);
+    int64_t m = u->batch > 1 ? u->batch : 1;
+    for (int j = 0; j < n; j++) {
+        c->a[v[j].pa] = plan_cdiv(u->loops.a, v[j].pa);
+        c->b[v[j].pb] = plan_cdiv(b, v[j].pb);
+        c->p[v[j].pp] = plan_cdiv(p, v[j].pp);
+    }
+    for (int j = 0; j < n; j++)
+        out[j] = m * c->a[v[j].pa] * c->b[v[j].pb] * c->p[v[j].pp];
 }
 
 /* legal for units whose largest trip counts are n's */
@@ -352,17 +426,20 @@ static bool same_iters(const PlanUnit *a, const PlanUnit *b)
 static void prune(const PlanSemlTab *t, Fam *F, PlanShape *v, int n)
 {
     int nu = F->n_units;
+    size_t mp = (size_t)t->max_pes + 1;
     int64_t *col = calloc((size_t)n + 1, sizeof *col), *it = calloc((size_t)n + 1, sizeof *it);
+    int64_t *tab = malloc(sizeof(int64_t) * 3 * mp);
     char *keep = calloc((size_t)n + 1, 1);
-    if (!col || !it || !keep)
+    if (!col || !it || !tab || !keep)
         abort();
+    Ceil c = {tab, tab + mp, tab + 2 * mp};
     fam_epochs(F, v, n);
     bool uniform = true;   /* every unit from k on has the iterations of unit k */
     for (int k = nu - 1; k >= 0; k--) {
         const PlanUnit *u = &t->p->units[F->units[k]];
         bool same = k + 1 < nu && same_iters(u, &t->p->units[F->units[k + 1]]);
-        for (int j = 0; !same && j < n; j++)
-            it[j] = compute_iters(u, v[j]);
+        if (!same)
+            compute_iters(u, v, n, &c, it);
         for (int j = 0; j < n; j++)
             col[j] += it[j];
         uniform = k + 1 == nu || (uniform && same);
@@ -381,6 +458,7 @@ static void prune(const PlanSemlTab *t, Fam *F, PlanShape *v, int n)
         memmove(F->legal + (size_t)e * m, F->legal + (size_t)e * n, (size_t)m);
     free(col);
     free(it);
+    free(tab);
     free(keep);
     F->n_shapes = m;
     F->shapes = v;
@@ -448,6 +526,7 @@ PlanSemlTab *plan_seml_tab_new(const Plan *p, const IrGraph *g, int max_pes)
         if (F->n_units == 0)
             continue;
         fam_needs(t, F);
+        fam_twins(t, F);
         fam_shapes(t, (PlanKind)f, F);
     }
     return t;
@@ -473,6 +552,7 @@ void plan_seml_tab_free(PlanSemlTab *t)
         free(F->suf);
         free(F->epoch);
         free(F->legal);
+        free(F->twin);
     }
     for (int u = 0; t->parts && u < t->p->n_units; u++)
         free(t->parts[u]);
@@ -505,9 +585,14 @@ static const Sums *sums_get(PlanSemlTab *t, Fam *F, int lg, int kmin)
     int ns = F->n_shapes;
     for (int k = S->lo - 1; k >= kmin; k--) {
         int64_t *dc = S->cyc + (size_t)k * ns, *db = S->bytes + (size_t)k * ns;
+        const int64_t *tc = F->twin[k] >= 0 ? S->cyc + (size_t)F->twin[k] * ns : NULL;
+        const int64_t *tb = tc ? S->bytes + (size_t)F->twin[k] * ns : NULL;
         for (int j = 0; j < ns; j++) {
-            PlanLnRun r = F->need[k] >= 0 && F->need[k] <= lg ? unit_run(t, F->units[k], F->shapes[j], lg, NULL)
-                                                              : (PlanLnRun){CAP, 0, 0, 0};
+            PlanLnRun r = {CAP, 0, 0, 0};
+            if (tc && tc[j] < CAP)   /* a twin's run: the difference of its suffix sums */
+                r.cycles = tc[j] - tc[j + ns], r.bytes = tb[j] - tb[j + ns];
+            else if (F->need[k] >= 0 && F->need[k] <= lg)
+                r = unit_run(t, F->units[k], F->shapes[j], lg, NULL);
             dc[j] = sat_add(dc[j + ns], r.cycles);
             db[j] = db[j + ns] + r.bytes;
         }
@@ -515,6 +600,12 @@ static const Sums *sums_get(PlanSemlTab *t, Fam *F, int lg, int kmin)
     if (kmin < S->lo)
         S->lo = kmin;
     return S;
+}
+
+bool plan_seml_present(const PlanSemlTab *t, PlanKind f, int first)
+{
+    const Fam *F = &t->fam[f];
+    return F->n_units > 0 && F->first[first] < F->n_units;
 }
 
 int plan_seml_min_buf(const PlanSemlTab *t, PlanKind f, int first)
@@ -618,6 +709,7 @@ struct PlanSeml {
     int n_opt[PLAN_K_COUNT];
     int64_t *dp;             /* (n_fam) x nq: least time of families 0..i-1 */
     short *arg;
+    int64_t *memo;           /* per column: plan_seml_time, -1 not asked yet */
 };
 
 /* the family's options: for growing PEs, each shape faster than every cheaper one */
@@ -645,8 +737,23 @@ static void family_options(PlanSeml *s, int fi)
     s->n_opt[fi] = m;
 }
 
-/* dp row i = least time of families 0..i-1 within q PE quanta; the last
- * family is not tabulated: each query picks its option directly */
+/* the first family alone: its fastest option within q quanta (options get
+ * faster with more PEs, so the last one that fits) */
+static void first_row(PlanSeml *s, int64_t *cur, short *arg)
+{
+    int o = -1;
+    for (int q = 0; q < s->nq; q++) {
+        while (o + 1 < s->n_opt[0] && s->opt[0][o + 1].cost <= q)
+            o++;
+        cur[q] = o >= 0 ? s->opt[0][o].time : INF;
+        arg[q] = (short)o;
+    }
+}
+
+/* dp row i = least time of families 0..i-1 within q PE quanta: the first
+ * row directly, the others by a min-plus product with the family's
+ * options; the last family is not tabulated: each query picks its option
+ * directly. Families are ordered by option count, most first. */
 static void knapsack(PlanSeml *s)
 {
     int nq = s->nq, rows = s->n_fam > 0 ? s->n_fam : 1;
@@ -660,6 +767,10 @@ static void knapsack(PlanSeml *s)
         const int64_t *prev = s->dp + (size_t)i * nq;
         int64_t *cur = s->dp + (size_t)(i + 1) * nq;
         short *arg = s->arg + (size_t)i * nq;
+        if (i == 0) {
+            first_row(s, cur, arg);
+            continue;
+        }
         for (int q = 0; q < nq; q++)
             cur[q] = INF, arg[q] = -1;
         for (int o = 0; o < s->n_opt[i]; o++) {
@@ -672,6 +783,29 @@ static void knapsack(PlanSeml *s)
                 }
         }
     }
+}
+
+static void swap_families(PlanSeml *s, int i, int j)
+{
+    PlanKind f = s->fam[i];
+    int lg = s->lg[i], row = s->row[i], n = s->n_opt[i];
+    const Sums *sm = s->sums[i];
+    Opt *o = s->opt[i];
+    s->fam[i] = s->fam[j], s->lg[i] = s->lg[j], s->row[i] = s->row[j];
+    s->n_opt[i] = s->n_opt[j], s->sums[i] = s->sums[j], s->opt[i] = s->opt[j];
+    s->fam[j] = f, s->lg[j] = lg, s->row[j] = row, s->n_opt[j] = n, s->sums[j] = sm, s->opt[j] = o;
+}
+
+/* The first family costs O(PE grid), a middle one O(options x grid), the
+ * last O(options) per query: most options first, the second most last,
+ * the fewest in the middle. */
+static void order_families(PlanSeml *s)
+{
+    for (int i = 1; i < s->n_fam; i++)
+        for (int j = i; j > 0 && s->n_opt[j] > s->n_opt[j - 1]; j--)
+            swap_families(s, j, j - 1);
+    for (int i = 1; i + 1 < s->n_fam; i++)
+        swap_families(s, i, s->n_fam - 1);
 }
 
 static bool setup_families(PlanSeml *s, int lg)
@@ -708,7 +842,13 @@ PlanSeml *plan_seml_new(PlanSemlTab *t, int first, int buf_log, int max_pes)
         s->n_fam = 0;
     for (int i = 0; i < s->n_fam; i++)
         family_options(s, i);
+    order_families(s);
     knapsack(s);
+    s->memo = malloc(sizeof(int64_t) * (size_t)s->nq);
+    if (!s->memo)
+        abort();
+    for (int q = 0; q < s->nq; q++)
+        s->memo[q] = -1;
     return s;
 }
 
@@ -720,6 +860,7 @@ void plan_seml_free(PlanSeml *s)
         free(s->opt[i]);
     free(s->dp);
     free(s->arg);
+    free(s->memo);
     free(s);
 }
 
@@ -764,9 +905,12 @@ int64_t plan_seml_time(const PlanSeml *s, int q)
     int c = column(s, q);
     if (c < 0)
         return INT64_MAX;
-    int64_t t;
-    last_pick(s, c, &t);
-    return t >= INF ? INT64_MAX : t;
+    if (s->memo[c] < 0) {
+        int64_t t;
+        last_pick(s, c, &t);
+        s->memo[c] = t >= INF ? INT64_MAX : t;
+    }
+    return s->memo[c];
 }
 
 void plan_seml_choice(const PlanSeml *s, int q, PlanSemlChoice *ch, int64_t *bytes)

@@ -466,9 +466,14 @@ static bool try_fuse(Ctx *c, int l)
         return false;
     int a, b;
     data_inputs(g, c->ti, L, &a, &b);
+    int ua = a >= 0 ? c->ti->unit_of[resolve(c->ti, a)] : -1, ub = b >= 0 ? c->ti->unit_of[resolve(c->ti, b)] : -1;
+    bool b_first = ub > ua;   /* into the later producer: the residual is then computed before it */
     for (int pick = 0; pick < 2; pick++) {
-        int x = pick ? b : a, other = pick ? a : b;
+        int x = pick != b_first ? b : a, other = pick != b_first ? a : b;
         int ui = x >= 0 ? c->ti->unit_of[x] : -1;
+        int uo = other >= 0 ? c->ti->unit_of[resolve(c->ti, other)] : -1;
+        if (uo > ui)
+            continue;   /* units stay in topological order */
         if (ui < 0 || c->p->units[ui].out_t != x || !plan_kind_has_weights(c->p->units[ui].kind))
             continue;
         PlanUnit *u = &c->p->units[ui];

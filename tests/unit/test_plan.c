@@ -36,7 +36,7 @@ static void check_design(const Plan *p, const PlanDesign *d, const char *what)
     double bw = (double)d->dram_bytes * d->fps / 1e9, cap = p->bytes_per_cycle * p->clock_mhz / 1e3;
     CHECK_MSG(bw <= cap * (1 + 1e-6), "%s %s: %g GB/s > %g", what, d->name, bw, cap);
     CHECK(cap <= p->bandwidth_gbps * (1 + 1e-9));
-    CHECK(d->latency >= d->t_seml + d->t_host && d->lat_sesl >= (d->split ? d->t_sesl : 0));
+    CHECK_MSG(d->latency >= d->t_seml + d->t_host && d->lat_sesl >= (d->split ? d->t_sesl : 0), "%s %s: lat_sesl %lld, t_sesl %lld", what, d->name, (long long)d->lat_sesl, (long long)d->t_sesl);
     int pes = 0, dsp = 0, bram = 0, uram = 0;
     for (int e = 0; e < d->n_engines; e++) {
         pes += d->engines[e].pes;
@@ -107,8 +107,18 @@ static void check_pareto(const Plan *p, const char *what)
         CHECK(!(p->pareto[i].period < p->hybrid.period && p->pareto[i].latency < p->hybrid.latency));
 }
 
+/* units are in topological order: every operand comes from an earlier unit (or DRAM) */
+static void check_topological(const Plan *p, const char *what)
+{
+    for (int i = 0; i < p->n_units; i++)
+        for (int j = i; j < p->n_units; j++)
+            CHECK_MSG(p->units[j].out_t != p->units[i].in_t && p->units[j].out_t != p->units[i].extra_t,
+                      "%s: unit %d reads unit %d's output", what, i, j);
+}
+
 static void check_plan(const Plan *p, const char *what)
 {
+    check_topological(p, what);
     check_design(p, &p->hybrid, what);
     check_design(p, &p->seml, what);
     check_design(p, &p->sesl, what);
