@@ -112,6 +112,15 @@ void o2h_concat_s16(int n_in, const int16_t *const *xs, const int64_t *dims_axis
 size_t o2h_conv2d_s8_scratch(const O2hConv2d *p);
 void o2h_conv2d_s8(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,
                    const int8_t *w, const int32_t *bias, int8_t *y, void *scratch);
+/* The same with the weights and biases packed once (at init) for this
+ * build's kernels: o2h_conv2d_s8_packed_size bytes (depends on the
+ * instruction set), filled by o2h_conv2d_s8_pack; the run then needs
+ * o2h_conv2d_s8_packed_scratch bytes of scratch. Same results. */
+size_t o2h_conv2d_s8_packed_size(const O2hConv2d *p);
+void o2h_conv2d_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, void *packed);
+size_t o2h_conv2d_s8_packed_scratch(const O2hConv2d *p);
+void o2h_conv2d_s8_packed(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,
+                          const void *packed, int8_t *y, void *scratch);
 size_t o2h_conv2d_s16_scratch(const O2hConv2d *p);
 void o2h_conv2d_s16(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int16_t *x,
                     const int16_t *w, const int64_t *bias, int16_t *y, void *scratch);

@@ -67,7 +67,9 @@ O2H_INLINE o2h_vf o2h_vload(const float *p)
     return v;
 }
 O2H_INLINE void o2h_vstore(float *p, o2h_vf v) { memcpy(p, &v, sizeof v); }
-O2H_INLINE o2h_vf o2h_vset1(float x) { return (o2h_vf){0} + x; }
+/* Broadcast: x - 0 (unlike 0 + x, which maps -0 to +0) is exactly x, so
+ * compilers emit one broadcast, or fold it into an FMA's memory operand. */
+O2H_INLINE o2h_vf o2h_vset1(float x) { return x - (o2h_vf){0}; }
 O2H_INLINE o2h_vf o2h_vselect(o2h_vi m, o2h_vf a, o2h_vf b)
 {
     return (o2h_vf)(((o2h_vi)a & m) | ((o2h_vi)b & ~m));
@@ -166,10 +168,10 @@ O2H_INLINE int o2h_vact_ok(O2hActKind k)
 
 O2H_INLINE o2h_vf o2h_vact(const O2hEpilogue *e, o2h_vf x)
 {
-    o2h_vf zero = {0}, one = zero + 1.0f;
+    o2h_vf zero = {0}, one = o2h_vset1(1.0f);
     switch (e->act) {
     case O2H_ACT_RELU: return o2h_vmax(x, zero);
-    case O2H_ACT_CLIP: return o2h_vmin(o2h_vmax(x, zero + e->alpha), zero + e->beta);
+    case O2H_ACT_CLIP: return o2h_vmin(o2h_vmax(x, o2h_vset1(e->alpha)), o2h_vset1(e->beta));
     case O2H_ACT_LEAKY_RELU: return o2h_vselect(x < zero, x * e->alpha, x);
     case O2H_ACT_SIGMOID: return o2h_vsigmoid(x);
     case O2H_ACT_HARD_SIGMOID: return o2h_vmin(o2h_vmax(x * e->alpha + e->beta, zero), one);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "o2h_rt.h"
+#include "o2h_rt_int.h"
 
 typedef struct {
     double ms;      /* best time per call */
@@ -73,6 +74,37 @@ static BenchResult bench_conv(const O2hConv2d *p)
         best = t < best ? t : best;
     }
     free(x); free(w); free(b); free(y); free(wp); free(scr);
+    BenchResult r = {best, 2.0 * macs / (best * 1e6)};
+    return r;
+}
+
+/* The same conv in int8 (packed weights, per-channel requantization). */
+static BenchResult bench_conv_s8(const O2hConv2d *p)
+{
+    size_t nx = (size_t)p->N * p->C * p->H * p->W, ny = (size_t)p->N * p->F * p->HO * p->WO;
+    size_t nw = (size_t)p->F * (p->C / p->G) * p->KH * p->KW;
+    int8_t *x = malloc(nx), *w = malloc(nw), *y = malloc(ny);
+    int32_t *b = malloc((size_t)p->F * 4), *m = malloc((size_t)p->F * 4);
+    uint8_t *sh = malloc((size_t)p->F);
+    void *wp = malloc(o2h_conv2d_s8_packed_size(p)), *scr = malloc(o2h_conv2d_s8_packed_scratch(p) + 64);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (int8_t)((i * 2654435761u) >> 24);
+    for (size_t i = 0; i < nw; i++)
+        w[i] = (int8_t)(((i * 40503u) >> 8) % 255 - 127);
+    for (int f = 0; f < p->F; f++)
+        b[f] = f * 37 - 1000, m[f] = 1234567890, sh[f] = 40;
+    O2hRequant rq = {p->F, m, sh, -3, -128, 127};
+    o2h_conv2d_s8_pack(p, w, b, wp);
+    double macs = (double)ny * (p->C / p->G) * p->KH * p->KW, best = 1e30;
+    int reps = (int)(2e7 / (macs + 1e4)) + 1;
+    for (int round = 0; round < 7; round++) {
+        double t0 = o2h_now_ms();
+        for (int r = 0; r < reps; r++)
+            o2h_conv2d_s8_packed(p, 5, &rq, x, wp, y, scr);
+        double t = (o2h_now_ms() - t0) / reps;
+        best = t < best ? t : best;
+    }
+    free(x); free(w); free(y); free(b); free(m); free(sh); free(wp); free(scr);
     BenchResult r = {best, 2.0 * macs / (best * 1e6)};
     return r;
 }
@@ -157,8 +189,7 @@ static void bench_eltwise(void)
 
 typedef struct {
     const char *net;
-    double total_ms, pw_ms, dw_ms, other_ms;
-    int verbose;
+    double f_ms[3], q_ms[3];   /* float and int8 time: pointwise, depthwise, other */
     const char *filter;
 } NetSum;
 
@@ -170,27 +201,26 @@ static void net_layer(NetSum *s, int C, int H, int F, int K, int S, int G)
     if (s->filter && !strstr(name, s->filter))
         return;
     O2hConv2d p = bench_conv_desc(C, H, H, F, K, S, G);
-    BenchResult r = bench_conv(&p);
-    s->total_ms += r.ms;
-    if (kind[0] == 'p')
-        s->pw_ms += r.ms;
-    else if (kind[0] == 'd')
-        s->dw_ms += r.ms;
-    else
-        s->other_ms += r.ms;
-    if (s->verbose)
-        printf("  %-44s %8.4f ms %7.1f GFLOP/s\n", name, r.ms, r.gflops);
+    BenchResult r = bench_conv(&p), q = bench_conv_s8(&p);
+    int i = kind[0] == 'p' ? 0 : kind[0] == 'd' ? 1 : 2;
+    s->f_ms[i] += r.ms;
+    s->q_ms[i] += q.ms;
+    printf("  %-40s %8.4f ms %6.1f GFLOP/s | int8 %8.4f ms %6.1f GOP/s  %5.2fx\n", name, r.ms, r.gflops, q.ms,
+           q.gflops, q.ms / r.ms);
 }
 
 static void net_report(const NetSum *s)
 {
-    printf("%s convs: total %.3f ms (pointwise %.3f, depthwise %.3f, other %.3f)\n", s->net,
-           s->total_ms, s->pw_ms, s->dw_ms, s->other_ms);
+    double f = s->f_ms[0] + s->f_ms[1] + s->f_ms[2], q = s->q_ms[0] + s->q_ms[1] + s->q_ms[2];
+    printf("%s convs float: total %.3f ms (pointwise %.3f, depthwise %.3f, other %.3f)\n", s->net, f, s->f_ms[0],
+           s->f_ms[1], s->f_ms[2]);
+    printf("%s convs int8:  total %.3f ms (pointwise %.3f, depthwise %.3f, other %.3f), int8/float %.2f\n", s->net,
+           q, s->q_ms[0], s->q_ms[1], s->q_ms[2], f > 0 ? q / f : 0.0);
 }
 
 static void bench_mobilenetv2(const char *filter)
 {
-    NetSum s = {"mbv2", 0, 0, 0, 0, 1, filter};
+    NetSum s = {"mbv2", {0}, {0}, filter};
     static const int cfg[][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
                                  {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
     int c = 32, h = 112;
@@ -211,7 +241,7 @@ static void bench_mobilenetv2(const char *filter)
 
 static void bench_resnet18(const char *filter)
 {
-    NetSum s = {"r18", 0, 0, 0, 0, 1, filter};
+    NetSum s = {"r18", {0}, {0}, filter};
     net_layer(&s, 3, 224, 64, 7, 2, 1);
     int c = 64, h = 56;
     static const int widths[] = {64, 128, 256, 512};
@@ -231,7 +261,7 @@ static void bench_resnet18(const char *filter)
 
 static void bench_efficientnet_b0(const char *filter)
 {
-    NetSum s = {"effb0", 0, 0, 0, 0, 1, filter};
+    NetSum s = {"effb0", {0}, {0}, filter};
     /* expand ratio, kernel, stride, out channels, repeats */
     static const int cfg[][5] = {{1, 3, 1, 16, 1}, {6, 3, 2, 24, 2}, {6, 5, 2, 40, 2},
                                  {6, 3, 2, 80, 3}, {6, 5, 1, 112, 3}, {6, 5, 2, 192, 4},

@@ -284,7 +284,8 @@ static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, in
         mult[f] = (int32_t)((1u << 30) + (rnd() % (1u << 30)));
         shift[f] = (uint8_t)(wide ? 42 + f % 3 : 38 + f % 3);
     }
-    O2hRequant rq = {F, mult, shift, wide ? 3 : -5, lo + 10, hi};
+    int per_tensor = F % 2;   /* odd channel counts exercise one multiplier for all */
+    O2hRequant rq = {per_tensor ? 1 : F, mult, shift, wide ? 3 : -5, lo + 10, hi};
     int bad = 0;
     if (!wide) {
         int8_t *x = malloc(nx), *w = malloc(nw), *y = malloc(ny);
@@ -306,10 +307,17 @@ static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, in
                 for (int oh = 0; oh < p.HO; oh++)
                     for (int ow = 0; ow < p.WO; ow++) {
                         int64_t acc = bq[f] + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
-                        int32_t want = ref_out(acc, mult[f], shift[f], rq.zero, rq.lo, rq.hi);
+                        int r = per_tensor ? 0 : f;
+                        int32_t want = ref_out(acc, mult[r], shift[r], rq.zero, rq.lo, rq.hi);
                         bad += y[(((int64_t)n * F + f) * p.HO + oh) * p.WO + ow] != want;
                     }
-        free(x), free(w), free(y), free(bias), free(scratch);
+        /* weights packed once (as at init) give the same bytes */
+        int8_t *y2 = malloc(ny);
+        void *packed = malloc(o2h_conv2d_s8_packed_size(&p)), *scr2 = malloc(o2h_conv2d_s8_packed_scratch(&p));
+        o2h_conv2d_s8_pack(&p, w, bias, packed);
+        o2h_conv2d_s8_packed(&p, zx, &rq, x, packed, y2, scr2);
+        bad += memcmp(y, y2, ny) != 0;
+        free(x), free(w), free(y), free(y2), free(bias), free(scratch), free(packed), free(scr2);
     } else {
         int16_t *x = malloc(nx * 2), *w = malloc(nw * 2), *y = malloc(ny * 2);
         int64_t *bias = malloc((size_t)F * 8);
@@ -325,7 +333,8 @@ static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, in
                 for (int oh = 0; oh < p.HO; oh++)
                     for (int ow = 0; ow < p.WO; ow++) {
                         int64_t acc = bq[f] + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
-                        int32_t want = ref_out(acc, mult[f], shift[f], rq.zero, rq.lo, rq.hi);
+                        int r = per_tensor ? 0 : f;
+                        int32_t want = ref_out(acc, mult[r], shift[r], rq.zero, rq.lo, rq.hi);
                         bad += y[(((int64_t)n * F + f) * p.HO + oh) * p.WO + ow] != want;
                     }
         free(x), free(w), free(y), free(bias);
@@ -347,14 +356,20 @@ static void test_conv(void)
         conv_case(1, 4, 5, 5, 4, 1, 2, 1, 0, 1, wide);     /* 1x1 stride 2 */
         conv_case(1, 2, 20, 21, 5, 3, 1, 2, 2, 1, wide);   /* dilated, > 256 pixels */
         conv_case(1, 4, 6, 6, 8, 3, 1, 1, 1, 4, wide);     /* depthwise multiplier 2 */
+        conv_case(2, 3, 40, 37, 3, 3, 1, 1, 1, 3, wide);   /* depthwise over several row bands */
+        conv_case(1, 2, 30, 33, 2, 7, 3, 1, 3, 2, wide);   /* depthwise 7x7 stride 3 */
+        conv_case(1, 5, 23, 21, 5, 5, 2, 1, 2, 5, wide);   /* depthwise 5x5 stride 2, one multiplier */
+        conv_case(1, 40, 9, 7, 19, 1, 1, 1, 0, 1, wide);   /* pointwise: ragged pixel and channel tiles */
+        conv_case(1, 13, 12, 12, 24, 3, 1, 1, 1, 1, wide); /* K = 117 (not a multiple of 4) */
     }
 }
 
 /* requantization of whole rows (the vector paths) over every shift, large
- * accumulators and multipliers: a 1x1 conv of one input channel */
-static void test_requant_rows(void)
+ * accumulators and multipliers, zero points and output clamps (a Relu's
+ * lo = zero included): a 1x1 conv of one input channel */
+static void requant_rows_case(int32_t zero, int32_t lo, int32_t hi)
 {
-    enum { F = 72, H = 5, W = 9 };
+    enum { F = 256, H = 5, W = 9 };
     O2hConv2d p = {.N = 1, .C = 1, .H = H, .W = W, .F = F, .HO = H, .WO = W, .KH = 1, .KW = 1, .SH = 1,
                    .SW = 1, .DH = 1, .DW = 1, .G = 1};
     int8_t x[H * W], w[F], y[F * H * W];
@@ -364,20 +379,31 @@ static void test_requant_rows(void)
         x[i] = (int8_t)rnd_in(-128, 127);
     for (int f = 0; f < F; f++) {
         w[f] = (int8_t)rnd_in(-127, 127);
-        bias[f] = rnd_in(-(1 << 30), 1 << 30);
+        bias[f] = f % 3 ? rnd_in(-(1 << 30), 1 << 30) : rnd_in(-100000, 100000);
         shift[f] = (uint8_t)(f % 64);
         mult[f] = shift[f] == 0 ? rnd_in(0, 3) : (int32_t)(rnd() & 0x7fffffff);
         if (f % 5 == 0)
             mult[f] = INT32_MAX;
+        if (f % 7 == 0)
+            mult[f] = (int32_t)((1u << 30) + rnd() % (1u << 30));
     }
-    O2hRequant rq = {F, mult, shift, -7, -128, 127};
-    char scratch[4096];
+    O2hRequant rq = {F, mult, shift, zero, lo, hi};
+    static char scratch[65536];
     o2h_conv2d_s8(&p, 0, &rq, x, w, bias, y, scratch);
     int bad = 0;
     for (int f = 0; f < F; f++)
         for (int i = 0; i < H * W; i++)
-            bad += y[f * H * W + i] != ref_out((int64_t)bias[f] + x[i] * w[f], mult[f], shift[f], -7, -128, 127);
-    CHECK_EQ_INT(bad, 0);
+            bad += y[f * H * W + i] != ref_out((int64_t)bias[f] + x[i] * w[f], mult[f], shift[f], zero, lo, hi);
+    CHECK_MSG(bad == 0, "requant rows zero %d [%d, %d]: %d wrong", zero, lo, hi, bad);
+}
+
+static void test_requant_rows(void)
+{
+    requant_rows_case(-7, -128, 127);
+    requant_rows_case(-128, -128, 127);
+    requant_rows_case(127, -128, 127);
+    requant_rows_case(-20, -20, 127);   /* Relu */
+    requant_rows_case(3, -5, 90);       /* Clip */
 }
 
 /* ------------------------------------------------ fc and pools */

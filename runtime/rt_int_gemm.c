@@ -1,0 +1,344 @@
+/* rt_int_gemm.c - the int8 panel product behind every int8 conv and FC,
+ *     acc[f][p] = bias[f] + sum_k w[f][k] * x[k][p],
+ * and the requantization of its rows to int8 (docs/numerics.md section 3).
+ *
+ * Why this shape: the sums are exact integers, so the only freedom is
+ * speed, and the instruction that multiplies int8 fastest differs per ISA
+ * (rt_int_internal.h picks one at build time). Weights are packed once into
+ * MR-channel panels grouped by the instruction's G values of k; pixels are
+ * packed per block of NV*VL into the same G-interleaved form (x + 128 as
+ * unsigned bytes for VNNI, int16 for pair products), so the micro-kernel
+ * streams both operands sequentially and keeps an MR x NV tile of int32
+ * accumulators in registers for the whole reduction.
+ *
+ * VNNI multiplies unsigned by signed bytes: it sums (x + 128) * w and the
+ * packed bias is corrected by -128 * sum(w[f]). Partial sums may wrap
+ * modulo 2^32, the final one cannot (the compiler proves |acc| < 2^31), so
+ * the result is the same integer. The pair-product and Arm kinds never
+ * leave int32 on the way. */
+#include "rt_int_requant.h"
+
+
+void o2h_i8_requant_row(const int32_t *acc, int n, const O2hRequant *rq, int ch, int8_t *y)
+{
+    O2hRqc c;
+    o2h_rqc_init(rq, ch, &c);
+    o2h_rq_row(acc, n, &c, y);
+}
+
+/* ------------------------------------------------ packed weights */
+
+/* Packed: ceil(F/MR) panels of [K/G][MR][G] elements (ES bytes, zero for
+ * k >= K and for rows >= F), then int32 biases for ceil(F/MR)*MR rows. */
+static size_t o2h_i8_wbytes(int F, int K, int mr, int g, int es)
+{
+    size_t fp = (size_t)(F + mr - 1) / mr * mr, kp = (size_t)(K + g - 1) / g * g;
+    return (fp * kp * es + 63) & ~(size_t)63;
+}
+
+size_t o2h_i8_packed_bytes(int F, int K)
+{
+    size_t fp = (size_t)(F + O2H_I8_MR - 1) / O2H_I8_MR * O2H_I8_MR;
+    return o2h_i8_wbytes(F, K, O2H_I8_MR, O2H_I8_G, O2H_I8_ES) + fp * 4;
+}
+
+size_t o2h_i8_packed_bytes_max(int F, int K)
+{
+    size_t fp = (size_t)(F + O2H_I8_MR_MAX - 1) / O2H_I8_MR_MAX * O2H_I8_MR_MAX;
+    return o2h_i8_wbytes(F, K, O2H_I8_MR_MAX, O2H_I8_G_MAX, 2) + fp * 4;
+}
+
+/* Row f of the weights into its panel: G values of k per step, MR rows
+ * apart (the panels were zeroed); returns sum(w[f]) for the VNNI bias correction. */
+static int64_t o2h_i8_pack_row(const int8_t *wf, int K, unsigned char *dst)
+{
+    enum { G = O2H_I8_G, ES = O2H_I8_ES, STEP = O2H_I8_MR * O2H_I8_G * O2H_I8_ES };
+    int64_t sum = 0;
+    for (int k = 0; k < K; k++) {
+        sum += wf[k];
+        unsigned char *d = dst + (size_t)(k / G) * STEP + (size_t)(k % G) * ES;
+        if (ES == 1)
+            *d = (unsigned char)wf[k];
+        else
+            memcpy(d, &(int16_t){wf[k]}, 2);
+    }
+    return sum;
+}
+
+void o2h_i8_pack(int F, int K, const int8_t *w, const int32_t *bias, void *packed)
+{
+    enum { MR = O2H_I8_MR, G = O2H_I8_G, ES = O2H_I8_ES };
+    unsigned char *out = packed;
+    int kg = (K + G - 1) / G, fp = (F + MR - 1) / MR * MR;
+    size_t wb = o2h_i8_wbytes(F, K, MR, G, ES);
+    int32_t *b = (int32_t *)(void *)(out + wb);
+    memset(out, 0, wb);
+    for (int f = 0; f < fp; f++) {
+        unsigned char *dst = out + ((size_t)(f / MR) * kg * MR + (size_t)(f % MR)) * G * ES;
+        int64_t sum = f < F ? o2h_i8_pack_row(w + (int64_t)f * K, K, dst) : 0;
+        b[f] = f < F ? (int32_t)((int64_t)bias[f] - (O2H_I8_FLIP ? 128 * sum : 0)) : 0;
+    }
+}
+
+/* ------------------------------------------------ pixel blocks */
+
+size_t o2h_i8_gemm_scratch(int F, int K)
+{
+    return (size_t)F * sizeof(O2hRqc) + 64 + ((size_t)K + O2H_I8_G_MAX) * O2H_I8_BLOCK_MAX + 64;
+}
+
+#if O2H_I8 != O2H_I8_PLAIN
+/* Vector packing of the full chunks of one k-group, reading exactly the
+ * np pixels of each row; returns the first column left to the element
+ * loop. Chunks divide the tile width, so only a ragged last tile has one. */
+#if O2H_I8 == O2H_I8_VNNI512 || O2H_I8 == O2H_I8_VNNI256
+/* 16 (then 8) pixels x 4 rows -> [pixel][4] bytes of x + 128 */
+static int o2h_i8_pack_vec(const int8_t *const *r, int np, unsigned char *o)
+{
+    const __m128i flip = _mm_set1_epi8((char)0x80);
+    int j = 0;
+    for (; j + 16 <= np; j += 16) {
+        __m128i v[4];
+        for (int i = 0; i < 4; i++)
+            v[i] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(r[i] + j)), flip);
+        __m128i t0 = _mm_unpacklo_epi8(v[0], v[1]), t1 = _mm_unpackhi_epi8(v[0], v[1]);
+        __m128i t2 = _mm_unpacklo_epi8(v[2], v[3]), t3 = _mm_unpackhi_epi8(v[2], v[3]);
+        __m128i *d = (__m128i *)(void *)(o + (size_t)j * 4);
+        _mm_storeu_si128(d, _mm_unpacklo_epi16(t0, t2));
+        _mm_storeu_si128(d + 1, _mm_unpackhi_epi16(t0, t2));
+        _mm_storeu_si128(d + 2, _mm_unpacklo_epi16(t1, t3));
+        _mm_storeu_si128(d + 3, _mm_unpackhi_epi16(t1, t3));
+    }
+    for (; j + 8 <= np; j += 8) {
+        __m128i v[4];
+        for (int i = 0; i < 4; i++)
+            v[i] = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)(r[i] + j)), flip);
+        __m128i t0 = _mm_unpacklo_epi8(v[0], v[1]), t2 = _mm_unpacklo_epi8(v[2], v[3]);
+        __m128i *d = (__m128i *)(void *)(o + (size_t)j * 4);
+        _mm_storeu_si128(d, _mm_unpacklo_epi16(t0, t2));
+        _mm_storeu_si128(d + 1, _mm_unpackhi_epi16(t0, t2));
+    }
+    return j;
+}
+#elif O2H_I8 == O2H_I8_MADD512 || O2H_I8 == O2H_I8_MADD256
+/* 16 (then 8) pixels x 2 rows -> [pixel][2] int16 */
+static int o2h_i8_pack_vec(const int8_t *const *r, int np, unsigned char *o)
+{
+    int j = 0;
+    for (; j + 16 <= np; j += 16) {
+        __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(r[0] + j)));
+        __m256i b = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(r[1] + j)));
+        __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+        unsigned char *d = o + (size_t)j * 4;
+        _mm256_storeu_si256((__m256i *)(void *)d, _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(d + 32), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+    for (; j + 8 <= np; j += 8) {
+        __m128i a = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(r[0] + j)));
+        __m128i b = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(r[1] + j)));
+        __m128i *d = (__m128i *)(void *)(o + (size_t)j * 4);
+        _mm_storeu_si128(d, _mm_unpacklo_epi16(a, b));
+        _mm_storeu_si128(d + 1, _mm_unpackhi_epi16(a, b));
+    }
+    return j;
+}
+#elif O2H_I8 == O2H_I8_SDOT
+/* 16 (then 4) pixels x 4 rows -> [pixel][4] bytes */
+static int o2h_i8_pack_vec(const int8_t *const *r, int np, unsigned char *o)
+{
+    static const uint8_t tr[16] = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
+    int j = 0;
+    for (; j + 16 <= np; j += 16) {
+        int8x16x4_t v = {{vld1q_s8(r[0] + j), vld1q_s8(r[1] + j), vld1q_s8(r[2] + j), vld1q_s8(r[3] + j)}};
+        vst4q_s8((int8_t *)(void *)(o + (size_t)j * 4), v);
+    }
+    uint8x16_t idx = vld1q_u8(tr);
+    for (; j + 4 <= np; j += 4) {
+        uint32_t w[4];
+        for (int i = 0; i < 4; i++)
+            memcpy(&w[i], r[i] + j, 4);
+        vst1q_u8(o + (size_t)j * 4, vqtbl1q_u8(vreinterpretq_u8_u32(vld1q_u32(w)), idx));
+    }
+    return j;
+}
+#elif O2H_I8 == O2H_I8_SMLAL
+/* 8 (then 4) pixels of one row -> int16 */
+static int o2h_i8_pack_vec(const int8_t *const *r, int np, unsigned char *o)
+{
+    int j = 0;
+    for (; j + 8 <= np; j += 8)
+        vst1q_s16((int16_t *)(void *)(o + (size_t)j * 2), vmovl_s8(vld1_s8(r[0] + j)));
+    for (; j + 4 <= np; j += 4) {
+        int32_t w;
+        memcpy(&w, r[0] + j, 4);
+        vst1_s16((int16_t *)(void *)(o + (size_t)j * 2), vget_low_s16(vmovl_s8(vreinterpret_s8_s32(vdup_n_s32(w)))));
+    }
+    return j;
+}
+#endif
+
+void o2h_i8_interleave(const int8_t *const *rows, int n, unsigned char *dst)
+{
+    for (int j = o2h_i8_pack_vec(rows, n, dst); j < n; j++)
+        for (int gi = 0; gi < O2H_I8_G; gi++) {
+            int v = rows[gi][j];
+            size_t at = (size_t)j * O2H_I8_G + (size_t)gi;
+            if (O2H_I8_ES == 1)
+                dst[at] = (unsigned char)(v ^ O2H_I8_FLIP);
+            else
+                memcpy(dst + 2 * at, &(int16_t){(int16_t)v}, 2);
+        }
+}
+
+/* blk = [K/G][nbw][G] packed elements of x[k][j], k < K, j < np (zero
+ * beyond: rows past K read a zero row; nbw - np <= VL). */
+static void o2h_i8_pack_block(const int8_t *x, int64_t ldx, int K, int np, int nbw, unsigned char *blk)
+{
+    static const int8_t zero_row[O2H_I8_TW];
+    const size_t step = (size_t)nbw * O2H_I8_G * O2H_I8_ES;
+    int kg = (K + O2H_I8_G - 1) / O2H_I8_G;
+    for (int kq = 0; kq < kg; kq++) {
+        const int8_t *r[O2H_I8_G];
+        for (int gi = 0; gi < O2H_I8_G; gi++) {
+            int k = kq * O2H_I8_G + gi;
+            r[gi] = k < K ? x + (int64_t)k * ldx : zero_row;
+        }
+        unsigned char *o = blk + (size_t)kq * step;
+        o2h_i8_interleave(r, np, o);
+        memset(o + (size_t)np * O2H_I8_G * O2H_I8_ES, 0, step - (size_t)np * O2H_I8_G * O2H_I8_ES);
+    }
+}
+#endif
+
+/* ------------------------------------------------ micro-kernels */
+
+#if O2H_I8 != O2H_I8_PLAIN
+
+
+/* Where a tile's outputs go: rows of y (ldy apart), np valid pixels, the
+ * channel constants of its rows (rqc[r]), rows valid. */
+typedef struct {
+    int8_t *y;
+    int64_t ldy;
+    int np, rows;
+    const O2hRqc *rqc;
+    int rq_step;             /* 1 per channel, 0 per tensor */
+} O2hI8Out;
+
+/* Row r of a finished tile: requantized in registers where the vector
+ * form applies, stored straight to y when the tile is full. */
+O2H_I_INLINE void o2h_i8_row_out(int nv, o2h_iacc *acc, const O2hRqc *c, int8_t *y, int np)
+{
+    int8_t buf[O2H_I8_TW];
+    int8_t *d = np == nv * O2H_I8_VL ? y : buf;
+    if (o2h_rqv_ok(c)) {
+        O2hRqv v;
+        o2h_rqv_init(c, &v);
+        O2H_I_UNROLL for (int i = 0; i < nv; i++) o2h_rqv_store(acc[i], &v, d + i * O2H_I8_VL);
+    } else {
+        int32_t t[O2H_I8_TW];
+        O2H_I_UNROLL for (int i = 0; i < nv; i++) O2H_ISTORE(t + i * O2H_I8_VL, acc[i]);
+        o2h_rq_row(t, np, c, d);
+    }
+    if (d != y)
+        memcpy(y, buf, (size_t)np);
+}
+
+/* One tile: MR channels x nv vectors of pixels, the accumulators in
+ * registers for all kg steps, then requantized and stored. */
+O2H_I_INLINE void o2h_i8_tile(int nv, int kg, const unsigned char *restrict b, const unsigned char *restrict w,
+                              const int32_t *bias, const O2hI8Out *o)
+{
+    o2h_iacc acc[O2H_I8_MR][O2H_I8_NV];
+    const size_t bs = (size_t)nv * O2H_I8_STEP;
+    O2H_I_UNROLL for (int r = 0; r < O2H_I8_MR; r++)
+        O2H_I_UNROLL for (int v = 0; v < nv; v++) acc[r][v] = O2H_ISET1(bias[r]);
+    for (int k = 0; k < kg; k++) {
+        o2h_ix x[O2H_I8_NV];
+        O2H_I_UNROLL for (int v = 0; v < nv; v++) x[v] = O2H_IXLOAD(b + v * O2H_I8_STEP);
+        O2H_I_UNROLL for (int r = 0; r < O2H_I8_MR; r++)
+        {
+            o2h_iw wv = O2H_IWLOAD(w + r * O2H_I8_G * O2H_I8_ES);
+            O2H_I_UNROLL for (int v = 0; v < nv; v++) acc[r][v] = O2H_IDOT(acc[r][v], x[v], wv);
+        }
+        b += bs;
+        w += O2H_I8_MR * O2H_I8_G * O2H_I8_ES;
+    }
+    O2H_I_UNROLL for (int r = 0; r < O2H_I8_MR; r++) if (r < o->rows)
+        o2h_i8_row_out(nv, acc[r], o->rqc + r * o->rq_step, o->y + r * o->ldy, o->np);
+}
+
+static void o2h_i8_tile_nv(int nv, int kg, const unsigned char *b, const unsigned char *w, const int32_t *bias,
+                           const O2hI8Out *o)
+{
+#if O2H_I8_NV >= 3
+    if (nv == 3) {
+        o2h_i8_tile(3, kg, b, w, bias, o);
+        return;
+    }
+#endif
+    if (nv == 2)
+        o2h_i8_tile(2, kg, b, w, bias, o);
+    else
+        o2h_i8_tile(1, kg, b, w, bias, o);
+}
+
+void o2h_i8_gemm(const O2hI8Gemm *g)
+{
+    enum { MR = O2H_I8_MR, G = O2H_I8_G, ES = O2H_I8_ES };
+    const unsigned char *wp = g->wp;
+    const int32_t *bias = (const int32_t *)(const void *)(wp + o2h_i8_wbytes(g->F, g->K, MR, G, ES));
+    int kg = (g->K + G - 1) / G, per_ch = g->rq->n > 1;
+    O2hRqc *rqc = o2h_i_align64(g->blk);
+    unsigned char *blk = o2h_i_align64(rqc + g->F);
+    for (int f = 0; f < (per_ch ? g->F : 1); f++)
+        o2h_rqc_init(g->rq, g->ch0 + f, &rqc[f]);
+    for (int p0 = 0; p0 < g->P; p0 += O2H_I8_TW) {
+        int np = g->P - p0 < O2H_I8_TW ? g->P - p0 : O2H_I8_TW;
+        int nv = (np + O2H_I8_VL - 1) / O2H_I8_VL;
+        o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, nv * O2H_I8_VL, blk);
+        for (int f0 = 0; f0 < g->F; f0 += MR) {
+            O2hI8Out o = {g->y + (int64_t)f0 * g->ldy + p0, g->ldy, np, g->F - f0 < MR ? g->F - f0 : MR,
+                          rqc + (per_ch ? f0 : 0), per_ch};
+            o2h_i8_tile_nv(nv, kg, blk, wp + (size_t)f0 * kg * G * ES, bias + f0, &o);
+        }
+    }
+}
+
+#else /* plain C */
+
+/* The same sums over tiles of up to 256 pixels, accumulators in memory,
+ * x read in place (the packed "panels" are the weight rows as given). */
+#define O2H_I8_PT 256
+
+static void o2h_i8_rows(const O2hI8Gemm *g, const int8_t *w, const int32_t *bias, int f, int rows, int p0,
+                        int np)
+{
+    int32_t acc[4][O2H_I8_PT];
+    for (int r = 0; r < rows; r++)
+        for (int i = 0; i < np; i++)
+            acc[r][i] = bias[f + r];
+    for (int k = 0; k < g->K; k++) {
+        const int8_t *c = g->x + k * g->ldx + p0;
+        for (int r = 0; r < rows; r++) {
+            int16_t b = w[((int64_t)(f / 4) * g->K + k) * 4 + r];   /* [F/4][K][4] panels */
+            for (int i = 0; i < np; i++)
+                acc[r][i] += (int16_t)(b * (int16_t)c[i]);
+        }
+    }
+    for (int r = 0; r < rows; r++)
+        o2h_i8_requant_row(acc[r], np, g->rq, g->ch0 + f + r, g->y + (int64_t)(f + r) * g->ldy + p0);
+}
+
+void o2h_i8_gemm(const O2hI8Gemm *g)
+{
+    const int8_t *w = g->wp;
+    const int32_t *bias = (const int32_t *)(const void *)((const unsigned char *)g->wp +
+                                                          o2h_i8_wbytes(g->F, g->K, O2H_I8_MR, 1, 1));
+    for (int p0 = 0; p0 < g->P; p0 += O2H_I8_PT) {
+        int np = g->P - p0 < O2H_I8_PT ? g->P - p0 : O2H_I8_PT;
+        for (int f = 0; f < g->F; f += 4)
+            o2h_i8_rows(g, w, bias, f, g->F - f < 4 ? g->F - f : 4, p0, np);
+    }
+}
+#endif

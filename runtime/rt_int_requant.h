@@ -1,0 +1,202 @@
+/* rt_int_requant.h - the requantization rule of the integer contract
+ * (docs/numerics.md section 3) on vectors of int32 accumulators, for the
+ * int8 kernel files only.
+ *
+ * Why vectors need their own form: the rule is exact on the 64-bit product
+ * acc * M, and requantizing costs as much as the multiply-adds on layers
+ * with a short reduction (a 1x1 conv of 16 channels), so every instruction
+ * counts. Two facts make it cheap and still exact:
+ *  - clamping acc first to [L, U] (per channel, computed once per call by
+ *    o2h_rqc_init) changes no output, since the rule is monotonic in acc and
+ *    rq(U) > hi - zero, rq(L) < lo - zero; after that every intermediate
+ *    below fits 32 bits (for sh >= 34 they do for any int32 acc, and the
+ *    clamp is skipped);
+ *  - floor((P + 2^(sh-1)) / 2^sh) = ((h >> (s-1)) + 1) >> 1 with
+ *    h = floor(P / 2^b), s = sh - b, b = min(sh - 1, 31) (floor of a floor;
+ *    the last steps round half up without overflow), and h of a 64-bit
+ *    product comes from one even/odd pair of 32x32->64 multiplies (x86) or
+ *    is one sqdmulh (Arm, b = 31), after which Arm's rounding shift srshl
+ *    does the rest. AVX-512 shifts 64-bit lanes arithmetically instead.
+ * Layers with sh = 0 (or sh < 31 on Arm) use the scalar rule. */
+#ifndef O2H_RT_INT_REQUANT_H
+#define O2H_RT_INT_REQUANT_H
+
+#include "rt_int_internal.h"
+
+#if !defined(O2H_NO_VEC) && defined(__GNUC__) && (defined(__AVX512F__) || defined(__AVX2__))
+#include <immintrin.h>
+#endif
+#if !defined(O2H_NO_VEC) && defined(__GNUC__) && defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+/* Constants of one output channel: acc clamp [lo_acc, hi_acc] (needed
+ * when clamp_acc), M, sh, zero and the output clamp [lo, hi] (needed
+ * unless it is the int8 range, which narrowing saturates to anyway). */
+typedef struct {
+    int32_t lo_acc, hi_acc, m, sh;
+    int32_t zero, lo, hi;
+    uint8_t clamp_acc, clamp_out, pad[2];
+} O2hRqc;
+
+void o2h_rqc_init(const O2hRequant *rq, int ch, O2hRqc *c);
+
+/* y[j] = clamp(zero + rq(acc[j])), j < n, with the constants c. */
+void o2h_rq_row(const int32_t *acc, int n, const O2hRqc *c, int8_t *y);
+
+O2H_I_INLINE int8_t o2h_rq_one(int32_t a, const O2hRqc *c)
+{
+    int64_t v = c->zero + (c->sh ? o2h_floor_shift((int64_t)a * c->m + ((int64_t)1 << (c->sh - 1)), c->sh)
+                                 : (int64_t)a * c->m);
+    return (int8_t)(v < c->lo ? c->lo : v > c->hi ? c->hi : v);
+}
+
+#if !defined(O2H_NO_VEC) && defined(__GNUC__) && defined(__AVX512F__)
+#define O2H_RQ_VL 16
+typedef struct {
+    __m512i lo_acc, hi_acc, m, rnd, zero, lo, hi;
+    __m128i cnt;
+    int clamp_acc, clamp_out, add_zero;
+} O2hRqv;
+
+/* The zero point is folded into the rounding constant (rnd + zero * 2^sh)
+ * while that stays far from 2^63. */
+O2H_I_INLINE void o2h_rqv_init(const O2hRqc *c, O2hRqv *v)
+{
+    int64_t rnd = c->sh > 0 ? (int64_t)1 << (c->sh - 1) : 0;
+    v->add_zero = c->sh > 54;
+    if (!v->add_zero)
+        rnd += (int64_t)c->zero * ((int64_t)1 << c->sh);
+    v->lo_acc = _mm512_set1_epi32(c->lo_acc);
+    v->hi_acc = _mm512_set1_epi32(c->hi_acc);
+    v->m = _mm512_set1_epi64(c->m);
+    v->rnd = _mm512_set1_epi64(rnd);
+    v->zero = _mm512_set1_epi32(c->zero);
+    v->lo = _mm512_set1_epi32(c->lo);
+    v->hi = _mm512_set1_epi32(c->hi);
+    v->cnt = _mm_cvtsi32_si128(c->sh);
+    v->clamp_acc = c->clamp_acc;
+    v->clamp_out = c->clamp_out;
+}
+
+/* 16 accumulators -> 16 int8 (sh >= 1): even and odd lanes multiplied as
+ * 64-bit, shifted arithmetically, merged back to 32-bit lanes, narrowed
+ * with saturation. */
+O2H_I_INLINE __m128i o2h_rqv(__m512i a, const O2hRqv *v)
+{
+    if (v->clamp_acc)
+        a = _mm512_min_epi32(_mm512_max_epi32(a, v->lo_acc), v->hi_acc);
+    __m512i e = _mm512_add_epi64(_mm512_mul_epi32(a, v->m), v->rnd);
+    __m512i o = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), v->m), v->rnd);
+    e = _mm512_sra_epi64(e, v->cnt);
+    o = _mm512_slli_epi64(_mm512_sra_epi64(o, v->cnt), 32);
+    __m512i y = _mm512_mask_blend_epi32(0xAAAA, e, o);
+    if (v->add_zero)
+        y = _mm512_add_epi32(y, v->zero);
+    if (v->clamp_out)
+        y = _mm512_min_epi32(_mm512_max_epi32(y, v->lo), v->hi);
+    return _mm512_cvtsepi32_epi8(y);
+}
+
+O2H_I_INLINE void o2h_rqv_store(__m512i a, const O2hRqv *v, int8_t *y)
+{
+    _mm_storeu_si128((__m128i *)(void *)y, o2h_rqv(a, v));
+}
+
+#elif !defined(O2H_NO_VEC) && defined(__GNUC__) && defined(__AVX2__)
+#define O2H_RQ_VL 8
+typedef struct {
+    __m256i lo_acc, hi_acc, m, lo, hi, zero2;
+    __m128i b, b32, s1;
+    int clamp_acc, clamp_out;
+} O2hRqv;
+
+O2H_I_INLINE void o2h_rqv_init(const O2hRqc *c, O2hRqv *v)
+{
+    int b = c->sh - 1 < 31 ? c->sh - 1 : 31;
+    v->lo_acc = _mm256_set1_epi32(c->lo_acc);
+    v->hi_acc = _mm256_set1_epi32(c->hi_acc);
+    v->m = _mm256_set1_epi64x(c->m);
+    v->lo = _mm256_set1_epi32(c->lo);
+    v->hi = _mm256_set1_epi32(c->hi);
+    v->zero2 = _mm256_set1_epi32(1 + 2 * c->zero);
+    v->b = _mm_cvtsi32_si128(b);
+    v->b32 = _mm_cvtsi32_si128(32 - b);
+    v->s1 = _mm_cvtsi32_si128(c->sh - b - 1);
+    v->clamp_acc = c->clamp_acc;
+    v->clamp_out = c->clamp_out;
+}
+
+/* 8 accumulators -> 8 int32 outputs (sh >= 1): h = floor(acc * M / 2^b)
+ * from the even/odd products, then ((h >> (s - 1)) + 1 + 2 zero) >> 1. */
+O2H_I_INLINE __m256i o2h_rqv32(__m256i a, const O2hRqv *v)
+{
+    if (v->clamp_acc)
+        a = _mm256_min_epi32(_mm256_max_epi32(a, v->lo_acc), v->hi_acc);
+    __m256i e = _mm256_srl_epi64(_mm256_mul_epi32(a, v->m), v->b);
+    __m256i o = _mm256_sll_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), v->m), v->b32);
+    __m256i h = _mm256_blend_epi32(e, o, 0xAA);
+    __m256i y = _mm256_srai_epi32(_mm256_add_epi32(_mm256_sra_epi32(h, v->s1), v->zero2), 1);
+    if (v->clamp_out)
+        y = _mm256_min_epi32(_mm256_max_epi32(y, v->lo), v->hi);
+    return y;
+}
+
+O2H_I_INLINE void o2h_rqv_store(__m256i a, const O2hRqv *v, int8_t *y)
+{
+    __m256i r = o2h_rqv32(a, v);
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    _mm_storel_epi64((__m128i *)(void *)y, _mm_packs_epi16(w, w));
+}
+
+#elif !defined(O2H_NO_VEC) && defined(__GNUC__) && defined(__aarch64__)
+#define O2H_RQ_VL 4
+typedef struct {
+    int32x4_t m, nsh, zero, lo, hi;
+    int exact31;     /* sh == 31: sqrdmulh alone */
+} O2hRqv;
+
+O2H_I_INLINE void o2h_rqv_init(const O2hRqc *c, O2hRqv *v)
+{
+    v->m = vdupq_n_s32(c->m);
+    v->nsh = vdupq_n_s32(-(c->sh - 31));
+    v->zero = vdupq_n_s32(c->zero);
+    v->lo = vdupq_n_s32(c->lo);
+    v->hi = vdupq_n_s32(c->hi);
+    v->exact31 = c->sh == 31;
+}
+
+/* 4 accumulators -> 4 clamped int32 (sh >= 31): sqdmulh gives
+ * floor(acc * M / 2^31), srshl rounds half up by the rest of the shift. */
+O2H_I_INLINE int32x4_t o2h_rqv32(int32x4_t a, const O2hRqv *v)
+{
+    int32x4_t y = v->exact31 ? vqrdmulhq_s32(a, v->m) : vrshlq_s32(vqdmulhq_s32(a, v->m), v->nsh);
+    return vminq_s32(vmaxq_s32(vqaddq_s32(y, v->zero), v->lo), v->hi);
+}
+
+O2H_I_INLINE void o2h_rqv_store(int32x4_t a, const O2hRqv *v, int8_t *y)
+{
+    int16x4_t h = vmovn_s32(o2h_rqv32(a, v));
+    int32_t w = vget_lane_s32(vreinterpret_s32_s8(vmovn_s16(vcombine_s16(h, h))), 0);
+    memcpy(y, &w, 4);
+}
+#endif
+
+/* Whether the vector form applies to channel constants c (o2h_rqv_init
+ * may be called for any c). AVX2 needs sh >= 3: then |h| < 2^29 after the
+ * clamp (a factor M / 2^sh below 2^29), so h + 1 + 2 zero cannot wrap. */
+O2H_I_INLINE int o2h_rqv_ok(const O2hRqc *c)
+{
+#if defined(O2H_RQ_VL) && defined(__aarch64__)
+    return c->sh >= 31;
+#elif defined(O2H_RQ_VL) && O2H_RQ_VL == 8
+    return c->sh >= 3;
+#elif defined(O2H_RQ_VL)
+    return c->sh >= 1;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
+#endif
