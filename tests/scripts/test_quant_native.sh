@@ -1,28 +1,54 @@
 #!/usr/bin/env bash
 # test_quant_native.sh - the integer kernels' unit test (tests/unit/test_rt_int.c)
-# rebuilt for the machine's own instruction set (-march=native: AVX2, AVX-512,
-# VNNI paths where the CPU has them) and for plain AVX2, with ASan + UBSan:
-# every path must match the naive references bit for bit. The ctest build of
-# the suite uses the compiler's default target, which reaches none of these.
+# rebuilt for every kernel kind the runtime selects by instruction set
+# (runtime/rt_int_internal.h): the machine's own (-march=native), AVX2
+# (vpmaddwd), AVX2 + AVX-VNNI, AVX-512 without VNNI, with ASan + UBSan
+# where the CPU runs them, and for aarch64 (smlal on Armv8.0, sdot with
+# +dotprod) under qemu when the cross compiler and qemu-user are
+# installed. Every kind must match the naive references bit for bit. The
+# ctest build of the suite uses the compiler's default target, which
+# reaches none of these.
 # usage: test_quant_native.sh ONNX2HLS SOURCE_DIR BUILD_DIR
 set -u
 src=$2 build=$3
 cc=${CC:-cc}
-command -v "$cc" > /dev/null || { echo "no C compiler: skipped"; exit 0; }
-fail=0
-for arch in -march=native -mavx2; do
+command -v "$cc" > /dev/null || { echo "no C compiler: skipped"; exit 77; }
+fail=0 ran=0
+srcs=("$src/tests/unit/test_rt_int.c" "$src"/runtime/rt_int_*.c)
+inc=(-I"$src" -I"$src/tests" -I"$src/runtime")
+for arch in "-march=native" "-march=x86-64-v3" "-march=x86-64-v3 -mavxvnni" "-march=skylake-avx512"; do
+    # shellcheck disable=SC2086
     echo 'int main(void){return 0;}' | "$cc" $arch -x c - -o "$build/test_quant_native.probe" 2> /dev/null ||
         { echo "skip $arch (not supported by $cc)"; continue; }
     "$build/test_quant_native.probe" 2> /dev/null || { echo "skip $arch (not runnable here)"; continue; }
-    exe=$build/test_rt_int${arch//[-=]/_}
+    exe=$build/test_rt_int_native
+    # shellcheck disable=SC2086
     if "$cc" -std=c11 -O2 $arch -g -fsanitize=address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \
-        -Wall -Wextra -Werror -I"$src" -I"$src/tests" -I"$src/runtime" "$src/tests/unit/test_rt_int.c" \
-        "$src"/runtime/rt_int_*.c -lm -o "$exe" && "$exe"; then
+        -Wall -Wextra -Werror "${inc[@]}" "${srcs[@]}" -lm -o "$exe" && "$exe" > /dev/null; then
         echo "ok   integer kernels $arch"
     else
         echo "FAIL integer kernels $arch"; fail=1
     fi
+    ran=1
     rm -f "$exe"
 done
+cc_arm=${O2H_CROSS_CC:-aarch64-linux-gnu-gcc} qemu=${O2H_QEMU:-qemu-aarch64}
+if command -v "$cc_arm" > /dev/null && command -v "$qemu" > /dev/null; then
+    for arch in "" "-march=armv8.2-a+dotprod"; do
+        exe=$build/test_rt_int_arm
+        # shellcheck disable=SC2086
+        if "$cc_arm" -std=c11 -O2 $arch -static -D_GNU_SOURCE -Wall -Wextra -Werror "${inc[@]}" "${srcs[@]}" -lm \
+            -o "$exe" && "$qemu" "$exe" > /dev/null; then
+            echo "ok   integer kernels aarch64 ${arch:-(Armv8.0)} under qemu"
+        else
+            echo "FAIL integer kernels aarch64 ${arch:-(Armv8.0)}"; fail=1
+        fi
+        ran=1
+        rm -f "$exe"
+    done
+else
+    echo "skip aarch64 ($cc_arm or $qemu not found)"
+fi
 rm -f "$build/test_quant_native.probe"
+[ "$ran" = 1 ] || exit 77
 exit "$fail"
