@@ -50,6 +50,8 @@ typedef struct {
     CgParam *params;
     int n_params, cap_params;
     char *rom;           /* SESL ROM header text, NULL if none */
+    int args[2];         /* SESL: tensors of its stream inputs in argument order
+                          * (MAC: input or -1 for a window, skip; ELT: a, b) */
     const char *counter; /* its cycle counter variable (before the prefix) */
 } CgInst;
 
@@ -101,12 +103,22 @@ typedef struct {
     int errors;
 } CgAccel;
 
-/* hls_prog.c: build the model; 0 ok, -1 with errors on a->diag. */
+/* hls_prog.c: build the model; 0 ok, -1 with errors on a->diag. It calls
+ * hls_sesl.c for the SESL network's instances and hls_seml.c for the SEML
+ * descriptors, weight image and engine instances. */
+int cg_accel_sesl(CgAccel *a);
+int cg_accel_seml(CgAccel *a);
 int cg_accel_build(CgAccel *a, IrGraph *g, const Plan *p, const PlanDesign *d, IrDiag *diag);
 void cg_accel_free(CgAccel *a);
 /* The accelerated tensor t resolves to (through views), and its NHWC dims. */
 int cg_accel_resolve(const CgAccel *a, int t);
 void cg_accel_dims(const CgAccel *a, int t, int64_t *h, int64_t *w, int64_t *c);
+/* Geometry of a conv, an FC (a conv whose window is its whole input
+ * map), a pool, and an element-wise map (1x1 window). */
+PlanGeom cg_geom_conv(const O2hConv2d *c);
+PlanGeom cg_geom_fc(const CgAccel *a, const QuantLayer *q);
+PlanGeom cg_geom_pool(const O2hPool2d *p);
+PlanGeom cg_geom_map(const CgAccel *a, int t);
 /* Report a problem with unit u's layer (names its ONNX node). */
 int cg_accel_error(CgAccel *a, int layer, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
