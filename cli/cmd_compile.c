@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codegen/hls.h"
 #include "codegen/host.h"
 #include "report/report.h"
 #include "driver/driver.h"
@@ -29,7 +30,7 @@
 
 static void compile_usage(FILE *f)
 {
-    fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host,report,qdq,onnx] [--input-shape NAME=1,3,224,224]...\n"
+    fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host,report,hls,qdq,onnx] [--plan hybrid|seml|sesl] [--input-shape NAME=1,3,224,224]...\n"
                "                        [--embed-weights] [--quiet] [plan options] [pass options]\n"
                "  -o OUT           output folder; the host program goes to OUT/host\n"
                "  --emit LIST      what to generate, comma separated (default host,report):\n"
@@ -128,6 +129,9 @@ typedef struct {
     FeOptions fe;
     PassOptions passes;
     bool qdq;                /* --emit qdq */
+    int hls;                 /* --emit hls: 1 asked, 0 default (on when integer), -1 not asked */
+    const char *design;      /* --plan hybrid|seml|sesl */
+    const char *tb_input;    /* --tb-input FILE */
     bool onnx;               /* --emit onnx: the pruned float model */
     bool report;             /* --emit report: plan.json and report.html */
     bool report_asked;       /* named in --emit or plan options given: a plan failure is an error */
@@ -138,6 +142,7 @@ typedef struct {
 static int parse_emit(CompileArgs *a, const char *list)
 {
     a->host = a->report = false;
+    a->hls = -1;
     for (const char *p = list; *p;) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
@@ -145,18 +150,20 @@ static int parse_emit(CompileArgs *a, const char *list)
             a->host = true;
         } else if (n == 3 && !strncmp(p, "qdq", 3)) {
             a->qdq = true;
+        } else if (n == 3 && !strncmp(p, "hls", 3)) {
+            a->hls = 1;
         } else if (n == 4 && !strncmp(p, "onnx", 4)) {
             a->onnx = true;
         } else if (n == 6 && !strncmp(p, "report", 6)) {
             a->report = a->report_asked = true;
         } else if (n) {
-            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host, report, qdq, onnx)\n",
+            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host, report, hls, qdq, onnx)\n",
                     (int)n, p);
             return -1;
         }
         p = e ? e + 1 : p + n;
     }
-    if (!a->host && !a->qdq && !a->report && !a->onnx) {
+    if (!a->host && !a->qdq && !a->report && a->hls <= 0 && !a->onnx) {
         fprintf(stderr, "onnx2hls compile: --emit names nothing to generate\n");
         return -1;
     }
@@ -189,6 +196,16 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
         } else if (!strcmp(s, "--input-shape")) {
             if (!(v = cli_value(argc, argv, &i)) || cli_add_input_shape(&a->fe, v))
                 return -1;
+        } else if (!strcmp(s, "--plan")) {
+            if (!(a->design = cli_value(argc, argv, &i)))
+                return -1;
+            if (strcmp(a->design, "hybrid") && strcmp(a->design, "seml") && strcmp(a->design, "sesl")) {
+                fprintf(stderr, "onnx2hls compile: --plan '%s' is not hybrid, seml or sesl\n", a->design);
+                return -1;
+            }
+        } else if (!strcmp(s, "--tb-input")) {
+            if (!(a->tb_input = cli_value(argc, argv, &i)))
+                return -1;
         } else if (!strcmp(s, "--embed-weights")) {
             a->embed = true;
         } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
@@ -219,6 +236,10 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
     }
     a->quant.log = a->quiet ? NULL : stdout;
     a->passes.quant = pass_quant_active(&a->quant) ? &a->quant : NULL;
+    if (a->hls == 0)    /* by default the accelerator comes with an integer precision */
+        a->hls = a->quant.prec.prec != IR_PREC_FLOAT ? 1 : -1;
+    if (!a->design)
+        a->design = "hybrid";
     return 0;
 }
 
@@ -286,6 +307,29 @@ static int emit_report(CompileArgs *a, const IrGraph *g, const char *tmp, IrDiag
     return rc;
 }
 
+/* OUT/hls: the accelerator of the chosen design */
+static int emit_hls(CompileArgs *a, IrGraph *g, const char *tmp, IrDiag *d)
+{
+    PlanDevice dev;
+    Plan p;
+    if (cli_plan_device(&a->plan, "compile", &dev, d) || plan_build(g, &dev, &a->plan.po, &p, d))
+        return -1;
+    const PlanDesign *design = !strcmp(a->design, "seml") ? &p.seml : !strcmp(a->design, "sesl") ? &p.sesl
+                                                                                                : &p.hybrid;
+    char dir[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/hls", tmp);
+    CgHlsOptions ho = {NULL, NULL, NULL, a->tb_input, NULL};
+    CgHlsReport hr;
+    int rc = cg_hls_emit(g, &p, design, &ho, dir, &hr, d);
+    if (rc == 0 && !a->quiet)
+        printf("onnx2hls: wrote %s/hls (%s design, split %d: %d SESL processes, %d SEML layers, %d engine files;\n"
+               "  DRAM arena %lld bytes, weight image %lld bytes, SESL ROM %lld bytes)\n",
+               a->out, design->name, design->split, hr.n_sesl_procs, hr.n_seml_layers, hr.n_engines,
+               (long long)hr.fm_bytes, (long long)hr.wimg_bytes, (long long)hr.rom_bytes);
+    plan_free(&p);
+    return rc;
+}
+
 /* OUT/model.onnx: the graph after the passes but before quantization */
 static int emit_onnx(CompileArgs *a, const char *tmp, IrDiag *d)
 {
@@ -312,6 +356,8 @@ static int emit_all(CompileArgs *a, IrGraph *g, const char *tmp, CgHostReport *r
     snprintf(host, sizeof host, "%s/host", tmp);
     CgHostOptions ho = {abs, a->embed, NULL};
     if (a->host && cg_host_emit(g, &ho, host, rep, d))
+        return -1;
+    if (a->hls > 0 && emit_hls(a, g, tmp, d))
         return -1;
     return a->report ? emit_report(a, g, tmp, d) : 0;
 }
@@ -345,7 +391,7 @@ int cmd_compile(int argc, char **argv)
     made_tmp = rc == 0;
     if (rc == 0 && emit_all(&a, g, tmp, &rep, &d))
         rc = 2;
-    const char *parts[5];
+    const char *parts[6];
     int n_parts = 0;
     if (a.report) {
         parts[n_parts++] = "plan.json";
@@ -353,6 +399,8 @@ int cmd_compile(int argc, char **argv)
     }
     if (a.host)
         parts[n_parts++] = "host";
+    if (a.hls > 0)
+        parts[n_parts++] = "hls";
     if (a.qdq)
         parts[n_parts++] = "model.qdq.onnx";
     if (a.onnx)

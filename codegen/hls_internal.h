@@ -113,6 +113,9 @@ void cg_accel_free(CgAccel *a);
 /* The accelerated tensor t resolves to (through views), and its NHWC dims. */
 int cg_accel_resolve(const CgAccel *a, int t);
 void cg_accel_dims(const CgAccel *a, int t, int64_t *h, int64_t *w, int64_t *c);
+/* The accelerated tensors unit u reads from outside itself (ins, returns
+ * how many) and the one it produces (*out), all resolved through views. */
+int cg_unit_io(const CgAccel *a, int u, int *ins, int *out);
 /* Geometry of a conv, an FC (a conv whose window is its whole input
  * map), a pool, and an element-wise map (1x1 window). */
 PlanGeom cg_geom_conv(const O2hConv2d *c);
@@ -149,6 +152,11 @@ int cg_hls_write_desc(CgAccel *a, const char *dir);
 int cg_hls_write_tb(CgAccel *a, const CgHlsOptions *o, const char *dir);
 int cg_hls_write_project(CgAccel *a, const CgHlsOptions *o, const char *dir);
 
+/* a name from the model inside a C comment (nothing can close it early) */
+void cg_hls_comment_text(FILE *f, const char *s);
+
+/* copy a shipped file into dir/rel */
+int cg_hls_copy(CgAccel *a, const char *from, const char *dir, const char *rel);
 /* fopen for writing with an error on the diag */
 FILE *cg_hls_open(CgAccel *a, const char *dir, const char *rel);
 int cg_hls_close(CgAccel *a, FILE *f, const char *dir, const char *rel);

@@ -219,22 +219,42 @@ static int unit_of(const CgAccel *a, int t, const int *unit_by_layer)
     return l >= 0 ? unit_by_layer[l] : -1;
 }
 
+int cg_unit_io(const CgAccel *a, int u, int *ins, int *out)
+{
+    const PlanUnit *U = &a->p->units[u];
+    int n = 0, cur = -1;
+    for (int i = 0; i <= U->n_fused; i++) {
+        const QuantLayer *q = &a->q[i ? U->fused[i - 1] : U->layer];
+        int xs[IR_MAX_IO + 1], nx = 0;
+        if (q->kind == QK_CONCAT)
+            for (int k = 0; k < q->n_in; k++)
+                xs[nx++] = q->in[k];
+        else
+            xs[nx++] = q->x;
+        if (q->kind == QK_ADD || q->kind == QK_MUL)
+            xs[nx++] = q->x2;
+        for (int k = 0; k < nx; k++)
+            if (xs[k] >= 0 && xs[k] != cur && n < IR_MAX_IO)
+                ins[n++] = cg_accel_resolve(a, xs[k]);
+        cur = q->y;
+    }
+    *out = cg_accel_resolve(a, cur);
+    return n;
+}
+
 /* Which tensors need DRAM: everything a SEML unit reads or writes, and
  * every tensor crossing between the host and the accelerator. */
 static void dram_plan(CgAccel *a, const int *unit_by_layer)
 {
     const Plan *p = a->p;
-    int split = a->d->split;
+    int split = a->d->split, ins[IR_MAX_IO], out;
     for (int u = split; u < p->n_units; u++) {
-        const PlanUnit *U = &p->units[u];
-        int ins[2] = {U->in_t, U->extra_t};
-        for (int k = 0; k < 2; k++) {
-            if (ins[k] < 0)
-                continue;
+        int n = cg_unit_io(a, u, ins, &out);
+        for (int k = 0; k < n; k++) {
             int pu = unit_of(a, ins[k], unit_by_layer);
             dram_place(a, ins[k], pu >= 0 && pu < split);
         }
-        dram_place(a, U->out_t, false);
+        dram_place(a, out, false);
     }
     for (int i = 0; i < p->n_host; i++) {
         const IrLayer *L = &a->g->layers[p->host_layers[i]];
@@ -252,12 +272,11 @@ static void dram_plan(CgAccel *a, const int *unit_by_layer)
 /* tensors the host writes before a frame: inputs of units made by no unit */
 static void dram_inputs(CgAccel *a, const int *unit_by_layer)
 {
-    const Plan *p = a->p;
-    for (int u = 0; u < p->n_units; u++) {
-        const PlanUnit *U = &p->units[u];
-        int ins[2] = {U->in_t, U->extra_t};
-        for (int k = 0; k < 2; k++)
-            if (ins[k] >= 0 && unit_of(a, ins[k], unit_by_layer) < 0)
+    int ins[IR_MAX_IO], out;
+    for (int u = 0; u < a->p->n_units; u++) {
+        int n = cg_unit_io(a, u, ins, &out);
+        for (int k = 0; k < n; k++)
+            if (unit_of(a, ins[k], unit_by_layer) < 0)
                 a->dram[dram_place(a, ins[k], false)].input = true;
     }
 }

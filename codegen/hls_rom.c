@@ -100,23 +100,17 @@ int64_t cg_wimg_conv_tiles(CgAccel *a, int layer, const QuantLayer *q, int pa, i
     int8_t *w = cg_weights_hwc(a, layer, q, &f, &b);
     if (!w)
         return -1;
-    int64_t nt = (f + pa - 1) / pa, off = -1;
-    uint8_t *rec = malloc((size_t)tile_bytes);
-    if (!rec)
+    int64_t nt = (f + pa - 1) / pa;
+    uint8_t *recs = calloc((size_t)(nt * tile_bytes), 1);   /* contiguous: tile t at t * tile_bytes */
+    if (!recs)
         abort();
-    for (int64_t t = 0; t < nt; t++) {
-        memset(rec, 0, (size_t)tile_bytes);
-        for (int64_t i = 0; i < pa && t * pa + i < f; i++) {
-            memcpy(rec + i * b, w + (t * pa + i) * b, (size_t)b);
-            put_params(rec + pa * b + 9 * i, q, t * pa + i);
-        }
-        int64_t o = cg_wimg_add(a, rec, tile_bytes);
-        if (t == 0)
-            off = o;
-        else if (o != off + t * tile_bytes)  /* tile records must be contiguous */
-            cg_accel_error(a, layer, "tile record of %lld bytes is not 64-byte aligned", (long long)tile_bytes);
+    for (int64_t i = 0; i < f; i++) {
+        uint8_t *rec = recs + (i / pa) * tile_bytes;
+        memcpy(rec + (i % pa) * b, w + i * b, (size_t)b);
+        put_params(rec + pa * b + 9 * (i % pa), q, i);
     }
-    free(rec);
+    int64_t off = cg_wimg_add(a, recs, nt * tile_bytes);
+    free(recs);
     free(w);
     return off;
 }

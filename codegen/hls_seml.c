@@ -220,8 +220,8 @@ static int seml_window(CgAccel *a, int u, const PlanSemlEngine *e, EngineUse *us
 {
     const PlanUnit *U = &a->p->units[u];
     const QuantLayer *q = &a->q[U->layer];
-    if (U->n_fused)
-        return cg_accel_error(a, U->fused[0], "the depthwise/pool engine has no fused epilogue");
+    if (U->n_fused && q->kind != QK_CONV)
+        return cg_accel_error(a, U->fused[0], "a pool has no fused epilogue");
     int32_t *d = desc_new(a, u);
     PlanSemlLayer l = {.op = PLAN_SEML_DW};
     int64_t off = 0;
@@ -231,6 +231,8 @@ static int seml_window(CgAccel *a, int u, const PlanSemlEngine *e, EngineUse *us
         l.g = cg_geom_conv(&q->conv);
         d[O2H_D_OP] = O2H_OP_DWCONV;
         off = cg_wimg_dw_record(a, q);
+        if (conv_epilogue(a, U, d, &l))
+            return -1;
     } else if (q->kind == QK_MAXPOOL || q->kind == QK_AVGPOOL) {
         l.op = PLAN_SEML_POOL;
         l.g = cg_geom_pool(&q->pool);

@@ -215,6 +215,12 @@ typedef void (*QuantObserve)(void *ctx, int t, const float *x, int64_t n);
  * error on d (an op the evaluator does not know). */
 int pass_quant_eval(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserve obs,
                     void *ctx, IrDiag *d);
+/* Run g as pass_quant_eval and show every integer tensor's codes (int8 or
+ * int16, as its dtype, NCHW) to obs as soon as they are computed (the HLS
+ * testbench's golden vectors). */
+typedef void (*QuantObserveCodes)(void *ctx, int t, const void *codes, int64_t bytes);
+int pass_quant_eval_all(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserveCodes obs,
+                        void *ctx, IrDiag *d);
 /* The integer codes of tensor t after the last pass_quant_eval_codes run
  * (tests): same as pass_quant_eval but also copies the codes of tensor t
  * (int8 or int16, as its dtype) into codes when codes != NULL. */

@@ -26,6 +26,8 @@ typedef struct {
     int want;
     void *codes;
     bool force_float;
+    QuantObserveCodes cobs;
+    void *cctx;
 } Eval;
 
 static int64_t numel(const Eval *e, int t)
@@ -441,8 +443,11 @@ static int run_int(Eval *e, int l)
 
 static void observe(Eval *e, int t)
 {
-    if (e->obs && e->g->tensors[t].dtype == IR_DT_FLOAT && e->val[t])
+    bool is_float = e->g->tensors[t].dtype == IR_DT_FLOAT;
+    if (e->obs && is_float && e->val[t])
         e->obs(e->ctx, t, e->val[t], numel(e, t));
+    if (e->cobs && !is_float && e->val[t])
+        e->cobs(e->cctx, t, e->val[t], (int64_t)ir_tensor_nbytes(&e->g->tensors[t]));
 }
 
 static int run_all(Eval *e, const float *const *inputs, float *const *outputs)
@@ -476,11 +481,13 @@ static int run_all(Eval *e, const float *const *inputs, float *const *outputs)
     return 0;
 }
 
-int quant_eval(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserve obs, void *ctx,
-               bool force_float, int want, void *codes, IrDiag *d)
+static int eval_run(Eval *e0, const float *const *inputs, float *const *outputs)
 {
-    Eval e = {g, d, calloc((size_t)g->n_tensors + 1, sizeof(void *)), calloc((size_t)g->n_tensors + 1, 1),
-              obs, ctx, want, codes, force_float};
+    Eval e = *e0;
+    IrGraph *g = e.g;
+    e.val = calloc((size_t)g->n_tensors + 1, sizeof(void *));
+    e.own = calloc((size_t)g->n_tensors + 1, 1);
+    IrDiag *d = e.d;
     int rc = -1;
     if (e.val && e.own)
         rc = run_all(&e, inputs, outputs);
@@ -492,6 +499,20 @@ int quant_eval(IrGraph *g, const float *const *inputs, float *const *outputs, Qu
     free(e.val);
     free(e.own);
     return rc;
+}
+
+int quant_eval(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserve obs, void *ctx,
+               bool force_float, int want, void *codes, IrDiag *d)
+{
+    Eval e = {g, d, NULL, NULL, obs, ctx, want, codes, force_float, NULL, NULL};
+    return eval_run(&e, inputs, outputs);
+}
+
+int pass_quant_eval_all(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserveCodes obs,
+                        void *ctx, IrDiag *d)
+{
+    Eval e = {g, d, NULL, NULL, NULL, NULL, -1, NULL, false, obs, ctx};
+    return eval_run(&e, inputs, outputs);
 }
 
 int pass_quant_eval(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserve obs,

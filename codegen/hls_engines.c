@@ -1,0 +1,87 @@
+/* hls_engines.c - writes engines/<prefix>.c for every engine instance:
+ * its template specialized with libclang (codegen/hls_specialize.c), under
+ * a comment naming the ONNX node(s) it implements, and its ROM header.
+ *
+ * Why through the specializer: the template is the engine, tested on its
+ * own; an instance differs from it only in its O2H_P_* values and in the
+ * prefix of its file-scope names, and the specializer proves the result
+ * parses clean. Nothing here knows the engines' code.
+ */
+#include "hls_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hls_specialize.h"
+
+static char *specialize(CgAccel *a, const CgInst *in, const char *tdir, const char *dir)
+{
+    char path[4096], common[4096], engines[4096], what[128];
+    snprintf(path, sizeof path, "%s/%s.c", tdir, cg_tpl_file(in->tpl));
+    snprintf(common, sizeof common, "%s/common", dir);
+    snprintf(engines, sizeof engines, "%s/engines", dir);
+    snprintf(what, sizeof what, "%s (%s)", in->prefix, in->origin ? in->origin : "");
+    const char *inc[2] = {common, engines};
+    CgHlsParam *ps = calloc((size_t)in->n_params + 1, sizeof *ps);
+    char (*names)[32] = calloc((size_t)in->n_params + 1, sizeof *names);
+    if (!ps || !names)
+        abort();
+    for (int i = 0; i < in->n_params; i++) {
+        snprintf(names[i], sizeof names[i], "O2H_P_%s", in->params[i].name);
+        ps[i] = (CgHlsParam){names[i], in->params[i].value};
+    }
+    CgHlsSpecRequest rq = {path, inc, 2, NULL, 0, ps, in->n_params, in->prefix, what};
+    char *text = cg_hls_specialize(&rq, a->diag);
+    free(ps);
+    free(names);
+    if (!text)
+        a->errors++;
+    return text;
+}
+
+static int write_rom(CgAccel *a, CgInst *in, const char *dir)
+{
+    char rel[64], val[80];
+    snprintf(rel, sizeof rel, "engines/%s.rom.h", in->prefix);
+    FILE *f = cg_hls_open(a, dir, rel);
+    if (!f)
+        return -1;
+    fputs(in->rom, f);
+    snprintf(val, sizeof val, "\"%s.rom.h\"", in->prefix);
+    cg_param_s(in, "ROM", val);
+    return cg_hls_close(a, f, dir, rel);
+}
+
+/* the engine file: a comment naming the nodes, then the specialized template */
+static int write_engine(CgAccel *a, const CgInst *in, const char *text, const char *dir)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "engines/%s.c", in->prefix);
+    FILE *f = cg_hls_open(a, dir, rel);
+    if (!f)
+        return -1;
+    fprintf(f, "/* engine %s: templates/hls/%s.c specialized by onnx2hls for\n", in->prefix, cg_tpl_file(in->tpl));
+    fprintf(f, " *   ");
+    for (const char *s = in->origin ? in->origin : ""; *s; s++)   /* a comment that cannot close early */
+        fputc(s[0] == '*' && s[1] == '/' ? '+' : *s, f);
+    fprintf(f, "\n * Every function below implements these ONNX node(s). */\n");
+    fputs(text, f);
+    return cg_hls_close(a, f, dir, rel);
+}
+
+int cg_hls_write_engines(CgAccel *a, const CgHlsOptions *o, const char *dir)
+{
+    for (int i = 0; i < a->n_inst; i++) {
+        CgInst *in = &a->inst[i];
+        if (in->rom && write_rom(a, in, dir))
+            return -1;
+        char *text = specialize(a, in, o->template_dir, dir);
+        if (!text)
+            return -1;
+        int rc = write_engine(a, in, text, dir);
+        free(text);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
