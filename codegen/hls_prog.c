@@ -263,8 +263,10 @@ static void dram_plan(CgAccel *a, const int *unit_by_layer)
             if (t < 0 || a->g->tensors[t].kind == IR_T_CONST)
                 continue;
             int pu = unit_of(a, t, unit_by_layer);
-            if (pu >= 0)
-                a->dram[dram_place(a, t, pu < split)].output = true;
+            if (pu >= 0) {
+                int m = dram_place(a, t, pu < split);   /* may move a->dram */
+                a->dram[m].output = true;
+            }
         }
     }
 }
@@ -276,8 +278,10 @@ static void dram_inputs(CgAccel *a, const int *unit_by_layer)
     for (int u = 0; u < a->p->n_units; u++) {
         int n = cg_unit_io(a, u, ins, &out);
         for (int k = 0; k < n; k++)
-            if (unit_of(a, ins[k], unit_by_layer) < 0)
-                a->dram[dram_place(a, ins[k], false)].input = true;
+            if (unit_of(a, ins[k], unit_by_layer) < 0) {
+                int i = dram_place(a, ins[k], false);   /* may move a->dram */
+                a->dram[i].input = true;
+            }
     }
 }
 

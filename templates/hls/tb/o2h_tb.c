@@ -202,5 +202,10 @@ int main(int argc, char **argv)
     write_cycles(cycles);
     printf("csim: %s: %d frame(s), %lld bytes compared, %lld differ\n", mismatches ? "FAIL" : "PASS", frames,
            (long long)compared, (long long)mismatches);
+    for (int i = 0; i < TB_N_TENSORS; i++)
+        free(golden[i]);
+    free(fm);
+    free(desc);
+    free(wimg);
     return mismatches ? 1 : 0;
 }

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# test_hls_samples.sh - the accelerator end to end on every sample: compile
+# with --precision int8 for each design (SEML-only, the planner's hybrid,
+# SESL-only where it fits), then build OUT/hls's C simulation three ways -
+# gcc C99, g++ (C++ semantics, as Vitis compiles), and gcc with ASan+UBSan -
+# and require that every tensor the accelerator holds equals the host int8
+# arithmetic byte for byte, and that every layer's counted cycles are
+# within 10% of the plan's (cycles.json).
+# usage: test_hls_samples.sh ONNX2HLS SOURCE_DIR BUILD_DIR
+set -u
+bin=$(realpath "$1") src=$(realpath "$2") build=$(realpath "$3")
+work=$build/test_hls_samples
+rm -rf "$work" && mkdir -p "$work"
+fail=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; fail=1; }
+
+# cycles.json: every layer and the period within 10% of the plan
+cycles_agree() { # cycles_agree FILE
+    awk -F'[:,}]' '
+        /"plan_cycles"/ { for (i = 1; i <= NF; i++) { if ($i ~ /plan_cycles/) p = $(i + 1); if ($i ~ /csim_cycles/) c = $(i + 1) }
+                          n++; if (p + 0 > 0 && (c - p > 0.1 * p || p - c > 0.1 * p)) { print "  layer " n ": plan " p ", csim " c; bad++ } }
+        END { exit bad > 0 || n == 0 }' "$1"
+}
+
+csim() { # csim DIR NAME VARIANT MAKE_ARGS...
+    local dir=$1 name=$2 variant=$3
+    shift 3
+    if make -C "$dir" "$@" > "$work/$name.$variant.log" 2>&1 && grep -q "csim: PASS" "$work/$name.$variant.log"; then
+        ok "$name: $variant C simulation bit-exact"
+    else
+        bad "$name: $variant C simulation"
+        tail -5 "$work/$name.$variant.log"
+    fi
+}
+
+n=0
+for model in "$src"/samples/*.onnx; do
+    s=$(basename "$model" .onnx)
+    [ -f "$src/samples/$s.in.f32" ] || continue
+    for design in seml hybrid sesl; do
+        name=$s.$design out=$work/$s.$design
+        if ! "$bin" compile "$model" -o "$out" --precision int8 --calib "$src/samples/$s.in.f32" --plan "$design" \
+            --emit hls --quiet > "$work/$name.compile.log" 2>&1; then
+            if [ "$design" = sesl ] && grep -q "does not fit" "$work/$name.compile.log"; then
+                ok "$name: SESL-only does not fit (reported)"
+                continue
+            fi
+            bad "$name: compile"; cat "$work/$name.compile.log"; continue
+        fi
+        n=$((n + 1))
+        csim "$out/hls" "$name" gcc csim
+        if cycles_agree "$out/hls/cycles.json"; then ok "$name: cycles within 10% of the plan"
+        else bad "$name: cycles differ from the plan ($out/hls/cycles.json)"; fi
+        csim "$out/hls" "$name" g++ csim-cxx
+        make -C "$out/hls" clean > /dev/null
+        csim "$out/hls" "$name" asan-ubsan csim \
+            CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+    done
+done
+[ $n -gt 0 ] || { echo "FAIL: no sample compiled"; exit 1; }
+exit $fail
