@@ -66,11 +66,13 @@ typedef struct {
     bool output;         /* read by the host after a frame */
 } CgDram;
 
-/* A segment of work between host layers (the testbench runs them in order) */
+/* One step of a frame, in order: a host layer, the SESL part, or a range
+ * of SEML descriptors (what a host runtime does per frame) */
+typedef enum { CG_STEP_HOST = 0, CG_STEP_SESL, CG_STEP_SEML } CgStepKind;
 typedef struct {
-    bool sesl;           /* the SESL part (always first when present) */
+    CgStepKind kind;
+    int layer;           /* HOST: the IR layer */
     int first, last;     /* SEML: descriptor range [first, last) */
-    int host_layer;      /* after the segment: the host layer that runs, -1 none */
 } CgSegment;
 
 typedef struct {
@@ -96,8 +98,8 @@ typedef struct {
     int n_desc, cap_desc;
     uint8_t *wimg;       /* SEML weight image */
     int64_t wimg_bytes, cap_wimg;
-    CgSegment *seg;
-    int n_seg;
+    CgSegment *seg;      /* the frame's steps */
+    int n_seg, cap_seg;
     int beat;            /* bytes per AXI beat */
     int64_t rom_bytes;
     int errors;

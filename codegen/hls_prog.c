@@ -285,6 +285,47 @@ static void dram_inputs(CgAccel *a, const int *unit_by_layer)
     }
 }
 
+/* ------------------------------------------------------------ schedule */
+
+static void step_add(CgAccel *a, CgStepKind k, int layer, int first, int last)
+{
+    CgSegment *prev = a->n_seg ? &a->seg[a->n_seg - 1] : NULL;
+    if (prev && k == CG_STEP_SEML && prev->kind == CG_STEP_SEML && prev->last == first) {
+        prev->last = last;   /* consecutive descriptors: one range */
+        return;
+    }
+    a->seg = grow(a->seg, &a->cap_seg, a->n_seg + 1, sizeof *a->seg);
+    a->seg[a->n_seg++] = (CgSegment){k, layer, first, last};
+}
+
+/* The frame's steps in the graph's order: every layer that moves data is
+ * either a host layer, in the SESL part (one step, where its first layer
+ * is) or in a SEML unit (its descriptors). */
+static void schedule(CgAccel *a, const int *unit_by_layer)
+{
+    bool sesl_done = false;
+    for (int l = 0; l < a->g->n_layers; l++) {
+        const IrLayer *L = &a->g->layers[l];
+        int u = unit_by_layer[l];
+        if (L->dead || is_view(a->g, l) || (ir_op_flags(L->op) & IR_F_FOLD_ONLY))
+            continue;
+        if (u < 0) {
+            step_add(a, CG_STEP_HOST, l, 0, 0);
+        } else if (u < a->d->split) {
+            if (!sesl_done)
+                step_add(a, CG_STEP_SESL, -1, 0, 0);
+            sesl_done = true;
+        } else if (l == a->p->units[u].layer) {
+            int first = -1, last = -1;
+            for (int i = 0; i < a->n_desc; i++)
+                if (a->desc_unit[i] == u)
+                    first = first < 0 ? i : first, last = i + 1;
+            if (first >= 0)
+                step_add(a, CG_STEP_SEML, -1, first, last);
+        }
+    }
+}
+
 /* --------------------------------------------------------------- build */
 
 static int lower_all(CgAccel *a)
@@ -369,6 +410,9 @@ int cg_accel_build(CgAccel *a, IrGraph *g, const Plan *p, const PlanDesign *d, I
     dram_layout(a);
     if (cg_accel_seml(a))
         return -1;
+    ub = units_by_layer(a);
+    schedule(a, ub);
+    free(ub);
     return a->errors ? -1 : 0;
 }
 

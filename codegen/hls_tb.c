@@ -4,9 +4,10 @@
  * Why golden vectors from the compiler's evaluator: pass_quant_eval runs
  * the integer program on the runtime's own kernels with the lowering's own
  * constants, which the test suite proves equal to the generated host
- * program bit for bit; it gives every tensor of one input in one run, here
- * stored NHWC as the accelerator holds them. `onnx2hls verify OUT --hls`
- * rewrites them from the built host program itself for the user's input.
+ * program bit for bit; it gives every tensor of one input in one run,
+ * stored NCHW as the host holds them (the testbench reorders). `onnx2hls
+ * verify OUT --hls` dumps them from the built host program itself for the
+ * user's inputs.
  *
  * The testbench input: --tb-input (CgHlsOptions), else a fixed pseudo-
  * random standard-normal input (the calibration generator's kind), so the
@@ -25,36 +26,21 @@ typedef struct {
     int written;
 } Golden;
 
-/* NCHW [1, C, H, W...] codes -> NHWC */
-static void to_nhwc(const CgAccel *a, int t, const int8_t *src, int8_t *dst)
-{
-    int64_t h, w, c;
-    cg_accel_dims(a, t, &h, &w, &c);
-    for (int64_t ch = 0; ch < c; ch++)
-        for (int64_t p = 0; p < h * w; p++)
-            dst[p * c + ch] = src[ch * h * w + p];
-}
-
 static void observe(void *ctx, int t, const void *codes, int64_t bytes)
 {
     Golden *gd = ctx;
     CgAccel *a = gd->a;
     if (!gd->want[t])
         return;
-    int8_t *nhwc = malloc((size_t)bytes + 1);
-    if (!nhwc)
-        abort();
-    to_nhwc(a, t, codes, nhwc);
     char rel[64];
     snprintf(rel, sizeof rel, "tb/golden/t%d.bin", t);
     FILE *f = cg_hls_open(a, gd->dir, rel);
     if (f) {
-        fwrite(nhwc, 1, (size_t)bytes, f);
+        fwrite(codes, 1, (size_t)bytes, f);
         if (cg_hls_close(a, f, gd->dir, rel) == 0)
             gd->written++;
     }
     gd->want[t] = false;
-    free(nhwc);
 }
 
 /* standard normal values from a 32-bit LCG (Box-Muller), seed 1 */
@@ -145,7 +131,7 @@ static void tensors_table(FILE *f, const CgAccel *a, const bool *in_tb)
         cg_accel_dims(a, t, &h, &w, &c);
         fprintf(f, "    {%d, ", t);
         c_string(f, a->g->tensors[t].name);
-        fprintf(f, ", %lld, %lld, %d},\n", (long long)(m ? m->off : -1), (long long)(h * w * c),
+        fprintf(f, ", %lld, %lld, %lld, %lld, %d},\n", (long long)(m ? m->off : -1), (long long)h, (long long)w, (long long)c,
                 m ? (m->input ? 1 : 0) | (m->boundary ? 2 : 0) | (m->output ? 4 : 0) : 0);
         n++;
     }

@@ -112,7 +112,20 @@ int cg_hls_write_accel_h(CgAccel *a, const char *dir)
     }
     fprintf(f, "\nvoid o2h_top(const int8_t *fm_in, int8_t *fm_bnd, const int8_t *fm_r, int8_t *fm_w, const int8_t *wimg,\n"
                "             const int32_t *desc, int32_t pp, int32_t run_sesl, int32_t first, int32_t last);\n\n");
-    fprintf(f, "#ifndef __SYNTHESIS__\n/* C simulation: cycle counters of every engine (o2h_timing.h) */\n");
+    fprintf(f, "#ifndef __SYNTHESIS__\n/* A frame's steps in order (host runtimes): {0, host layer's index in\n"
+               " * the host program's graph, 0} | {1 (the SESL part), 0, 0} | {2, first, last SEML descriptor} */\n"
+               "#define O2H_N_STEPS %d\nstatic const int32_t o2h_steps[%d][3] = {\n", a->n_seg, a->n_seg > 0 ? a->n_seg : 1);
+    for (int i = 0; i < a->n_seg; i++) {
+        const CgSegment *sg = &a->seg[i];
+        fprintf(f, "    {%d, %d, %d},", (int)sg->kind, sg->kind == CG_STEP_HOST ? sg->layer : sg->first, sg->last);
+        if (sg->kind == CG_STEP_HOST) {
+            fprintf(f, " /* ");
+            cg_hls_comment_text(f, a->g->layers[sg->layer].name);
+            fprintf(f, " */");
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "%s};\n\n/* C simulation: cycle counters of every engine (o2h_timing.h) */\n", a->n_seg ? "" : "    {0, 0, 0}\n");
     for (int i = 0; i < a->n_inst; i++)
         fprintf(f, "extern int64_t %s_%s;\n", a->inst[i].prefix, a->inst[i].counter);
     fprintf(f, "/* per SEML descriptor: counted cycles of its last run */\nextern int64_t o2h_seml_cycles[%d];\n",

@@ -2,7 +2,9 @@
  * frames through o2h_top() exactly as the host would, and compares every
  * tensor the accelerator produces - each SESL channel, each tensor in the
  * DRAM arena, the outputs - with the golden vectors (the host int8
- * arithmetic, written by onnx2hls into tb/golden/), byte for byte. Then it
+ * arithmetic, NCHW as the host program holds it: written by onnx2hls into
+ * tb/golden/, or dumped by the host program for `onnx2hls verify --hls`),
+ * byte for byte. Then it
  * writes cycles.json: per layer the plan's cycles beside the cycles the
  * engines counted by running their loops (o2h_timing.h).
  *
@@ -23,7 +25,7 @@ typedef struct {
     int id;                 /* IR tensor */
     const char *name;
     int64_t off;            /* in the DRAM arena, -1: only a SESL channel */
-    int64_t bytes;
+    int64_t h, w, c;        /* NHWC on the accelerator; golden files are NCHW, as the host holds them */
     int role;               /* TB_IN, TB_BND, TB_OUT bits */
 } TbTensor;
 
@@ -58,6 +60,26 @@ static int8_t *load(const char *dir, const char *name, int64_t want)
     return buf;
 }
 
+static int64_t tensor_bytes(const TbTensor *t)
+{
+    return t->h * t->w * t->c;
+}
+
+/* golden file (NCHW) -> NHWC */
+static int8_t *load_golden(const char *dir, const TbTensor *t)
+{
+    char name[32];
+    snprintf(name, sizeof name, "t%d.bin", t->id);
+    int8_t *nchw = load(dir, name, tensor_bytes(t)), *nhwc = (int8_t *)malloc((size_t)tensor_bytes(t) + 1);
+    if (!nhwc)
+        exit(2);
+    for (int64_t c = 0; c < t->c; c++)
+        for (int64_t p = 0; p < t->h * t->w; p++)
+            nhwc[p * t->c + c] = nchw[c * t->h * t->w + p];
+    free(nchw);
+    return nhwc;
+}
+
 static int tensor_index(int id)
 {
     for (int i = 0; i < TB_N_TENSORS; i++)
@@ -70,21 +92,21 @@ static void compare(int i, const int8_t *got, const char *where)
 {
     const TbTensor *t = &tb_tensors[i];
     int64_t bad = 0, first = -1;
-    for (int64_t k = 0; k < t->bytes; k++)
+    for (int64_t k = 0; k < tensor_bytes(t); k++)
         if (got[k] != golden[i][k] && bad++ == 0)
             first = k;
-    compared += t->bytes;
+    compared += tensor_bytes(t);
     mismatches += bad;
     if (bad && !quiet)
         fprintf(stderr, "tb: %s '%s': %lld of %lld bytes differ (first at %lld: %d, expected %d)\n", where, t->name,
-                (long long)bad, (long long)t->bytes, (long long)first, got[first], golden[i][first]);
+                (long long)bad, (long long)tensor_bytes(t), (long long)first, got[first], golden[i][first]);
 }
 
 #ifndef __SYNTHESIS__
 void o2h_tap(int tensor, const int8_t *data, int64_t bytes)
 {
     int i = tensor_index(tensor);
-    if (i >= 0 && bytes == tb_tensors[i].bytes)
+    if (i >= 0 && bytes == tensor_bytes(&tb_tensors[i]))
         compare(i, data, "SESL channel");
 }
 #endif
@@ -99,7 +121,7 @@ static void frame(int8_t *fm, const int8_t *wimg, const int32_t *desc, int pp)
 {
     for (int i = 0; i < TB_N_TENSORS; i++)
         if (tb_tensors[i].role & TB_IN)
-            memcpy(fm + tb_tensors[i].off, golden[i], (size_t)tb_tensors[i].bytes);
+            memcpy(fm + tb_tensors[i].off, golden[i], (size_t)tensor_bytes(&tb_tensors[i]));
     reset_counters();
     if (TB_HAS_SESL)
         o2h_top(fm, fm, fm, fm, wimg, desc, pp, 1, 0, 0);
@@ -189,11 +211,8 @@ int main(int argc, char **argv)
         snprintf(cbuf, sizeof cbuf, "%s/cycles.json", dir), cycles = cbuf;
     int8_t *wimg = load(dir, "desc/o2h_wimg.bin", O2H_WIMG_USED);
     int32_t *desc = (int32_t *)load(dir, "desc/o2h_desc.bin", (int64_t)O2H_N_DESC * O2H_DESC_WORDS * 4);
-    for (int i = 0; i < TB_N_TENSORS; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "t%d.bin", tb_tensors[i].id);
-        golden[i] = load(gdir, name, tb_tensors[i].bytes);
-    }
+    for (int i = 0; i < TB_N_TENSORS; i++)
+        golden[i] = load_golden(gdir, &tb_tensors[i]);
     int8_t *fm = (int8_t *)calloc(O2H_FM_BYTES, 1);
     if (!fm)
         return 2;
