@@ -6,7 +6,8 @@
  * template that rejects its parameters is the likeliest failure; the top,
  * descriptors, testbench and project files last. A failure anywhere leaves
  * the caller's temporary folder to be removed (cli/cmd_compile.c), so no
- * half-written OUT/hls is ever installed.
+ * half-written OUT/hls is ever installed. The finished folder must pass
+ * `onnx2hls lint` (codegen/hls_lint.h), or the compile fails.
  */
 #include "hls_internal.h"
 
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hls_lint.h"
 #include "host.h"
 
 FILE *cg_hls_open(CgAccel *a, const char *dir, const char *rel)
@@ -131,6 +133,10 @@ int cg_hls_emit(IrGraph *g, const Plan *p, const PlanDesign *design, const CgHls
         rc = make_dirs(&a, dir) || copy_common(&a, &o, dir) || cg_hls_write_engines(&a, &o, dir) ||
              cg_hls_write_top(&a, dir) || cg_hls_write_desc(&a, dir) || cg_hls_write_tb(&a, &o, dir) ||
              cg_hls_write_project(&a, &o, dir) ? -1 : 0;
+    if (rc == 0 && cg_hls_lint_dir(dir, NULL, d) != 0) {   /* what we write must be synthesizable */
+        diag_error(d, dir, NULL, NULL, "accelerator: the generated HLS C breaks the lint's rules (above)");
+        rc = -1;
+    }
     if (rc == 0 && rep) {
         memset(rep, 0, sizeof *rep);
         rep->n_sesl_procs = a.have_net ? a.net.n_procs : 0;

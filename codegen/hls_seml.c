@@ -97,7 +97,7 @@ static void put_out_q(int32_t *d, int32_t zero, int32_t lo, int32_t hi)
 
 typedef struct {
     PlanSemlEngine e;
-    int64_t max_b, max_c, max_kk, max_it;
+    int64_t max_b, max_c, max_kk, max_k, max_it, max_bands, max_tiles;
 } EngineUse;
 
 static int64_t cdiv(int64_t a, int64_t b)
@@ -154,6 +154,10 @@ static int64_t schedule(CgAccel *a, int layer, int u, int32_t *d, const PlanSeml
                               (long long)e->ibuf, (long long)e->obuf);
     d[O2H_D_BAND_ROWS] = (int32_t)rows;
     d[O2H_D_NBANDS] = (int32_t)cdiv(last, rows);
+    use->max_bands = d[O2H_D_NBANDS] > use->max_bands ? d[O2H_D_NBANDS] : use->max_bands;
+    int64_t k = l->g.kh > l->g.kw ? l->g.kh : l->g.kw, tiles = cdiv(l->g.f, e->pa);
+    use->max_k = k > use->max_k ? k : use->max_k;
+    use->max_tiles = tiles > use->max_tiles ? tiles : use->max_tiles;
     int64_t it = compute_iters(l, e, rows);
     use->max_it = it > use->max_it ? it : use->max_it;
     return rows;
@@ -398,8 +402,13 @@ static void engine_instance(CgAccel *a, int e, const EngineUse *use)
         cg_param_i(in, "MAX_B", use->max_b > 0 ? use->max_b : 1);
     if (t != CG_TPL_SEML_CONV)
         cg_param_i(in, "MAX_C", use->max_c > 0 ? use->max_c : 1);
-    if (t == CG_TPL_SEML_DW)
+    if (t == CG_TPL_SEML_DW) {
         cg_param_i(in, "MAX_KK", use->max_kk > 0 ? use->max_kk : 1);
+        cg_param_i(in, "MAX_K", use->max_k > 0 ? use->max_k : 1);
+    }
+    if (t == CG_TPL_SEML_CONV)
+        cg_param_i(in, "MAX_TILES", use->max_tiles > 0 ? use->max_tiles : 1);
+    cg_param_i(in, "MAX_BANDS", use->max_bands > 0 ? use->max_bands : 1);
     if (t == CG_TPL_SEML_ELT) {
         cg_param_i(in, "BUF", s->ibuf);
     } else {

@@ -31,6 +31,8 @@
 #define O2H_P_IBUF 16384    /* bytes of each half of the input band buffer */
 #define O2H_P_OBUF 16384    /* bytes of each half of the output band buffer */
 #define O2H_P_BEAT 16       /* bytes per AXI beat */
+#define O2H_P_MAX_BANDS 8   /* most bands of a layer served */
+#define O2H_P_MAX_TILES 64  /* most filter tiles of a layer served */
 #define O2H_P_MAX_IT 4608   /* most iterations of one compute loop over the layers served */
 /* ---- end of parameters ---- */
 
@@ -38,6 +40,7 @@
 #define TREC ((O2H_P_PA * O2H_P_MAX_B + 9 * O2H_P_PA + O2H_P_BEAT - 1) / O2H_P_BEAT * O2H_P_BEAT)
 #define O2H_BURST_MAX ((O2H_P_IBUF > TREC ? O2H_P_IBUF : TREC) / O2H_P_BEAT)
 
+#define O2H_SEML_BEAT O2H_P_BEAT
 #include "o2h_seml.h"
 
 /* cycles counted in C simulation, per layer */
@@ -101,7 +104,7 @@ static int64_t build_taps(const Geom *q)
  * bias, multiplier (int32, little-endian) and shift, unpacked as they arrive */
 static int64_t load_tile(const int32_t *d, const Geom *q, const int8_t *wimg, int t, int half)
 {
-    int64_t cyc = o2h_burst(tbuf[half], wimg + d[O2H_D_W_OFF] + (int64_t)t * d[O2H_D_W_TILE], d[O2H_D_W_TILE], O2H_P_BEAT);
+    int64_t cyc = o2h_burst(tbuf[half], wimg + d[O2H_D_W_OFF] + (int64_t)t * d[O2H_D_W_TILE], d[O2H_D_W_TILE]);
     const uint8_t *pr = (const uint8_t *)tbuf[half] + O2H_P_PA * q->b;
     for (int a = 0; a < O2H_P_PA; a++) {
         const uint8_t *e = pr + 9 * a;
@@ -169,6 +172,7 @@ static int64_t compute_band(const int32_t *d, const Geom *q, const int8_t *wimg,
     int nt = (q->f + O2H_P_PA - 1) / O2H_P_PA;
     int64_t cyc = load_tile(d, q, wimg, 0, 0);
     for (int t = 0; t < nt; t++) {
+#pragma HLS LOOP_TRIPCOUNT max=O2H_P_MAX_TILES
         int64_t next = t + 1 < nt ? load_tile(d, q, wimg, t + 1, (t + 1) & 1) : 0;
         int64_t comp = compute_tile(d, q, t, t & 1, band, o0, o1, r0);
         cyc += next > comp ? next : comp;
@@ -181,16 +185,16 @@ static int64_t load_band(const int32_t *d, const Geom *q, const int8_t *fm, int 
 {
     int o0 = b * q->rows, o1 = o0 + q->rows < q->ho ? o0 + q->rows : q->ho, r0, r1;
     in_rows(q, o0, o1, &r0, &r1);
-    int64_t cyc = o2h_burst(ibuf[b & 1], fm + d[O2H_D_IN_OFF] + (int64_t)r0 * q->w * q->c, (r1 - r0) * q->w * q->c, O2H_P_BEAT);
+    int64_t cyc = o2h_burst(ibuf[b & 1], fm + d[O2H_D_IN_OFF] + (int64_t)r0 * q->w * q->c, (r1 - r0) * q->w * q->c);
     if (d[O2H_D_ADD])
-        cyc += o2h_burst(sbuf[b & 1], fm + d[O2H_D_IN2_OFF] + (int64_t)o0 * q->wo * q->f, (o1 - o0) * q->wo * q->f, O2H_P_BEAT);
+        cyc += o2h_burst(sbuf[b & 1], fm + d[O2H_D_IN2_OFF] + (int64_t)o0 * q->wo * q->f, (o1 - o0) * q->wo * q->f);
     return cyc;
 }
 
 static int64_t store_band(const int32_t *d, const Geom *q, int8_t *fm, int b)
 {
     int o0 = b * q->rows, o1 = o0 + q->rows < q->ho ? o0 + q->rows : q->ho;
-    return o2h_burst(fm + d[O2H_D_OUT_OFF] + (int64_t)o0 * q->wo * q->f, obuf[b & 1], (o1 - o0) * q->wo * q->f, O2H_P_BEAT);
+    return o2h_burst(fm + d[O2H_D_OUT_OFF] + (int64_t)o0 * q->wo * q->f, obuf[b & 1], (o1 - o0) * q->wo * q->f);
 }
 
 void conv_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const int8_t *fm_r, int8_t *fm_w)
@@ -198,9 +202,10 @@ void conv_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const int8_
     Geom q = geom(d);
     int64_t cyc = build_taps(&q);
     if (d[O2H_D_LUT])
-        cyc += o2h_burst(lut_buf, wimg + d[O2H_D_LUT_OFF], 256, O2H_P_BEAT);
+        cyc += o2h_burst(lut_buf, wimg + d[O2H_D_LUT_OFF], 256);
     cyc += load_band(d, &q, fm_r, 0);
     for (int b = 0; b < q.nbands; b++) {
+#pragma HLS LOOP_TRIPCOUNT max=O2H_P_MAX_BANDS
         int o0 = b * q.rows, o1 = o0 + q.rows < q.ho ? o0 + q.rows : q.ho, r0, r1;
         in_rows(&q, o0, o1, &r0, &r1);
         int64_t next = b + 1 < q.nbands ? load_band(d, &q, fm_r, b + 1) : 0;

@@ -25,15 +25,18 @@
 #define O2H_P_PP 1          /* unroll: output pixels */
 #define O2H_P_MAX_C 1024    /* most channels of a layer served */
 #define O2H_P_MAX_KK 25     /* most window taps (windowed layers) */
+#define O2H_P_MAX_K 5       /* longest window side */
 #define O2H_P_IBUF 16384    /* bytes of each half of the input band buffer */
 #define O2H_P_OBUF 16384    /* bytes of each half of the output band buffer */
 #define O2H_P_BEAT 16       /* bytes per AXI beat */
+#define O2H_P_MAX_BANDS 8   /* most bands of a layer served */
 #define O2H_P_MAX_IT 4096   /* most iterations of one compute loop over the layers served */
 /* ---- end of parameters ---- */
 
 #define LREC (O2H_P_MAX_C * O2H_P_MAX_KK + 9 * O2H_P_MAX_C)  /* longest layer record */
 #define O2H_BURST_MAX ((O2H_P_IBUF > LREC ? O2H_P_IBUF : LREC) / O2H_P_BEAT)
 
+#define O2H_SEML_BEAT O2H_P_BEAT
 #include "o2h_seml.h"
 
 /* cycles counted in C simulation, per layer */
@@ -99,11 +102,13 @@ static int tap_count(const int32_t *d, const Geom *q, int oh, int ow)
 {
     int nh = 0, nw = 0, ph = 0, pw = 0;
     for (int k = 0; k < q->kh; k++) {
+#pragma HLS LOOP_TRIPCOUNT max=O2H_P_MAX_K
         int i = oh * q->sh - q->pt + k * q->dh;
         nh += i >= 0 && i < q->h;
         ph += i >= -q->pt && i < q->h + q->pb;
     }
     for (int k = 0; k < q->kw; k++) {
+#pragma HLS LOOP_TRIPCOUNT max=O2H_P_MAX_K
         int i = ow * q->sw - q->pl + k * q->dw;
         nw += i >= 0 && i < q->w;
         pw += i >= -q->pl && i < q->w + q->pr;
@@ -255,9 +260,9 @@ static int64_t load_band(const int32_t *d, const Geom *q, const int8_t *fm, int 
 {
     int o0, o1, r0, r1;
     band_rows(q, b, &o0, &o1, &r0, &r1);
-    int64_t cyc = o2h_burst(ibuf[b & 1], fm + d[O2H_D_IN_OFF] + (int64_t)r0 * q->w * q->c, (r1 - r0) * q->w * q->c, O2H_P_BEAT);
+    int64_t cyc = o2h_burst(ibuf[b & 1], fm + d[O2H_D_IN_OFF] + (int64_t)r0 * q->w * q->c, (r1 - r0) * q->w * q->c);
     if (d[O2H_D_ADD])
-        cyc += o2h_burst(sbuf[b & 1], fm + d[O2H_D_IN2_OFF] + (int64_t)o0 * q->wo * q->f, (o1 - o0) * q->wo * q->f, O2H_P_BEAT);
+        cyc += o2h_burst(sbuf[b & 1], fm + d[O2H_D_IN2_OFF] + (int64_t)o0 * q->wo * q->f, (o1 - o0) * q->wo * q->f);
     return cyc;
 }
 
@@ -266,28 +271,31 @@ static int64_t store_band(const int32_t *d, const Geom *q, int8_t *fm, int b)
     int o0, o1, r0, r1;
     band_rows(q, b, &o0, &o1, &r0, &r1);
     if (global_op(q->op))
-        return o2h_burst(fm + d[O2H_D_OUT_OFF], obuf[0], q->c, O2H_P_BEAT);
-    return o2h_burst(fm + d[O2H_D_OUT_OFF] + (int64_t)o0 * q->wo * q->f, obuf[b & 1], (o1 - o0) * q->wo * q->f, O2H_P_BEAT);
+        return o2h_burst(fm + d[O2H_D_OUT_OFF], obuf[0], q->c);
+    return o2h_burst(fm + d[O2H_D_OUT_OFF] + (int64_t)o0 * q->wo * q->f, obuf[b & 1], (o1 - o0) * q->wo * q->f);
 }
 
 static int64_t layer_record(const int32_t *d, const Geom *q, const int8_t *wimg)
 {
     int n = q->op == O2H_OP_DWCONV ? q->f * q->kk + 9 * q->f
           : q->op == O2H_OP_AVGPOOL || q->op == O2H_OP_GAVGPOOL ? 5 * d[O2H_D_RQ_N] : 0;
-    return n > 0 ? o2h_burst(rec, wimg + d[O2H_D_W_OFF], n, O2H_P_BEAT) : 0;
+    return n > 0 ? o2h_burst(rec, wimg + d[O2H_D_W_OFF], n) : 0;
 }
 
 void dw_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const int8_t *fm_r, int8_t *fm_w)
 {
     Geom q = geom(d);
     int global = global_op(q.op);
-    for (int i = 0; global && i < q.c; i++)
+    for (int i = 0; global && i < q.c; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=O2H_P_MAX_C
         gacc[i] = max_op(q.op) ? -128 : 0;
+    }
     int64_t cyc = layer_record(d, &q, wimg);
     if (q.op == O2H_OP_DWCONV && d[O2H_D_LUT])
-        cyc += o2h_burst(lut_buf, wimg + d[O2H_D_LUT_OFF], 256, O2H_P_BEAT);
+        cyc += o2h_burst(lut_buf, wimg + d[O2H_D_LUT_OFF], 256);
     cyc += load_band(d, &q, fm_r, 0);
     for (int b = 0; b < q.nbands; b++) {
+#pragma HLS LOOP_TRIPCOUNT max=O2H_P_MAX_BANDS
         int o0, o1, r0, r1;
         band_rows(&q, b, &o0, &o1, &r0, &r1);
         int64_t next = b + 1 < q.nbands ? load_band(d, &q, fm_r, b + 1) : 0;

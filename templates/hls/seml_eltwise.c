@@ -22,11 +22,13 @@
 #define O2H_P_MAX_C 1024    /* most channels of a layer served */
 #define O2H_P_BUF 16384     /* bytes of each half of each band buffer */
 #define O2H_P_BEAT 16       /* bytes per AXI beat */
+#define O2H_P_MAX_BANDS 8   /* most bands of a layer served */
 #define O2H_P_MAX_IT 4096   /* most iterations of one compute loop over the layers served */
 /* ---- end of parameters ---- */
 
 #define O2H_BURST_MAX (O2H_P_BUF / O2H_P_BEAT)
 
+#define O2H_SEML_BEAT O2H_P_BEAT
 #include "o2h_seml.h"
 
 /* cycles counted in C simulation, per layer */
@@ -160,6 +162,7 @@ void eltwise_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const in
         cyc += move(vec, q.c, fm_r + d[O2H_D_IN2_OFF] + d[O2H_D_IN2_COFF], q.c, 1, q.c);
     cyc += load_band(d, &q, fm_r, 0);
     for (int b = 0; b < q.nbands; b++) {
+#pragma HLS LOOP_TRIPCOUNT max=O2H_P_MAX_BANDS
         int p0, n = band_pixels(&q, b, &p0);
         int64_t next = b + 1 < q.nbands ? load_band(d, &q, fm_r, b + 1) : 0;
         int64_t comp = compute_band(d, &q, b, n);

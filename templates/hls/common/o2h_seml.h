@@ -5,8 +5,9 @@
  * Why a header of inline functions: each engine file is one instance of a
  * template; code the templates would otherwise repeat lives here once, and
  * being static inline in an included header, the specializer leaves its
- * names alone. A template defines O2H_BURST_MAX (the most beats of one
- * burst, for LOOP_TRIPCOUNT) before including this file.
+ * names alone. A template defines O2H_SEML_BEAT (bytes per AXI beat) and
+ * O2H_BURST_MAX (the most beats of one burst, for LOOP_TRIPCOUNT) before
+ * including this file.
  */
 #ifndef O2H_SEML_H
 #define O2H_SEML_H
@@ -17,18 +18,18 @@
 #include "o2h_int_contract.h"
 #include "o2h_timing.h"
 
-/* n bytes from src to dst, one beat of `beat` bytes per cycle; the
- * cycles it counts (a pipelined loop entered once, with the port latency
- * in its depth) */
-static inline int64_t o2h_burst(int8_t *dst, const int8_t *src, int n, int beat)
+/* n bytes from src to dst, one beat of O2H_SEML_BEAT bytes per cycle;
+ * the cycles it counts (a pipelined loop entered once, with the port
+ * latency in its depth) */
+static inline int64_t o2h_burst(int8_t *dst, const int8_t *src, int n)
 {
     int64_t cyc = 0;
     O2H_LOOP_ENTER(cyc, O2H_DEPTH_BURST);
-    for (int i = 0; i < n; i += beat) {
+    for (int i = 0; i < n; i += O2H_SEML_BEAT) {
 #pragma HLS PIPELINE II=1
 #pragma HLS LOOP_TRIPCOUNT max=O2H_BURST_MAX
         O2H_LOOP_ITER(cyc);
-        for (int k = 0; k < beat; k++)
+        for (int k = 0; k < O2H_SEML_BEAT; k++)
             if (i + k < n)
                 dst[i + k] = src[i + k];
     }
