@@ -8,6 +8,7 @@
 #include "frontend/frontend.h"
 #include "plan/plan.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 int cmd_inspect(int argc, char **argv);
@@ -24,6 +25,24 @@ int cli_add_input_shape(FeOptions *opt, const char *spec);
 int cli_parse_precision(const char *s, IrPrecision *prec, int *bits);
 /* the value after option argv[*i], advancing *i; NULL (message printed) if missing */
 const char *cli_value(int argc, char **argv, int *i);
+/* Run argv with stdout and stderr to log (NULL: inherited); the exit
+ * status, 128+signal, or 127 when it could not start (cli/cmd_verify.c). */
+int cli_run_cmd(char *const *argv, const char *log, const char *node_path);
+void cli_show_log(const char *log);
+
+/* `verify OUT --hls` (cli/verify_hls.c) */
+typedef struct {
+    const char *out;          /* the compiled folder (OUT/hls, OUT/host) */
+    const char *host_dir;     /* OUT/host */
+    bool embedded;            /* weights compiled in */
+    int n_model_in;
+    long long in_bytes[32];   /* per model input, one image */
+    char **inputs;            /* --input files (each may hold several images), or none */
+    int n_in;
+    const char *tmp;          /* a scratch folder */
+} CliVerifyHls;
+int cli_verify_hls(const CliVerifyHls *v);
+
 /* rm -rf path (cli/cmd_compile.c); 0 ok or absent */
 int cli_remove_tree(const char *path);
 

@@ -48,6 +48,7 @@ typedef struct {
 static void verify_usage(FILE *f)
 {
     fprintf(f, "usage: onnx2hls verify OUT --input X.f32 [--input ...] [--reference Y.f32]... [--tol 1e-4]\n"
+               "       onnx2hls verify OUT --hls [--input X.f32]...\n"
                "  OUT          a folder written by `onnx2hls compile` (OUT/host is built and run)\n"
                "  --input      raw little-endian data of each model input, in order\n"
                "  --reference  expected raw output(s), in order; without it the model is run\n"
@@ -55,6 +56,11 @@ static void verify_usage(FILE *f)
                "               ONNX2HLS_ORT_NODE_PATH to the node_modules holding it)\n"
                "  --tol T      pass when max|out-ref| <= T * max|ref| (default 1e-4)\n"
                "  --keep       keep the temporary folder with the outputs\n"
+               "  --hls        check the accelerator instead: build OUT/hls's C simulation (gcc\n"
+               "               C99 and g++), run the host int8 program on each input (every\n"
+               "               image of a file holding several; default: the testbench's own\n"
+               "               input, OUT/hls/tb/input.f32) and compare every tensor the\n"
+               "               accelerator holds with the host program's, bit for bit\n"
                "Exit: 0 match, 1 mismatch or the program failed, 2 bad input.\n");
 }
 
@@ -194,7 +200,7 @@ static int find_program(VModel *m, const char *out)
 
 /* Run argv with stdout and stderr sent to log (NULL: inherited). Returns
  * the exit status, 128+signal when killed, 127 when it could not start. */
-static int run_cmd(char *const *argv, const char *log, const char *node_path)
+int cli_run_cmd(char *const *argv, const char *log, const char *node_path)
 {
     fflush(stdout);
     fflush(stderr);
@@ -222,7 +228,7 @@ static int run_cmd(char *const *argv, const char *log, const char *node_path)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
-static void show_log(const char *log)
+void cli_show_log(const char *log)
 {
     FILE *f = fopen(log, "r");
     if (!f)
@@ -263,10 +269,10 @@ static int build_program(const VModel *m, const char *tmp)
     char log[4200];
     snprintf(log, sizeof log, "%s/build.log", tmp);
     char *argv[] = {"make", "-s", "-C", (char *)m->dir, NULL};
-    int st = run_cmd(argv, log, NULL);
+    int st = cli_run_cmd(argv, log, NULL);
     if (st != 0) {
         fprintf(stderr, "onnx2hls verify: building %s failed (make exit %d):\n", m->dir, st);
-        show_log(log);
+        cli_show_log(log);
         return -1;
     }
     return 0;
@@ -294,10 +300,10 @@ static int run_program(const VModel *m, const char *tmp, char **inputs)
     for (int i = 0; i < m->n_in; i++)
         argv[n++] = inputs[i];
     argv[n] = NULL;
-    int st = run_cmd(argv, log, NULL);
+    int st = cli_run_cmd(argv, log, NULL);
     if (st != 0) {
         fprintf(stderr, "onnx2hls verify: %s failed (exit %d):\n", prog, st);
-        show_log(log);
+        cli_show_log(log);
         return -1;
     }
     return 0;
@@ -370,11 +376,11 @@ static int run_ort(const VModel *m, const char *tmp, char **inputs, char refs[][
     }
     argv[n] = NULL;
     snprintf(log, sizeof log, "%s/ort.log", tmp);
-    int st = run_cmd(argv, log, np);
+    int st = cli_run_cmd(argv, log, np);
     free(script);
     if (st != 0) {
         fprintf(stderr, "onnx2hls verify: ONNX Runtime failed on %s (exit %d):\n", m->model, st);
-        show_log(log);
+        cli_show_log(log);
         return -1;
     }
     return 0;
@@ -479,7 +485,7 @@ typedef struct {
     char *inputs[MAX_IO], *refs[MAX_IO];
     int n_in, n_ref;
     double tol;
-    bool keep;
+    bool keep, hls;
 } VerifyArgs;
 
 static int parse_args(int argc, char **argv, VerifyArgs *a)
@@ -514,6 +520,8 @@ static int parse_args(int argc, char **argv, VerifyArgs *a)
             }
         } else if (!strcmp(s, "--keep")) {
             a->keep = true;
+        } else if (!strcmp(s, "--hls")) {
+            a->hls = true;
         } else if (s[0] == '-' && s[1]) {
             fprintf(stderr, "onnx2hls verify: unknown option '%s'\n", s);
             return -1;
@@ -582,7 +590,15 @@ int cmd_verify(int argc, char **argv)
         fprintf(stderr, "onnx2hls verify: cannot create a temporary folder: %s\n", strerror(errno));
         return 2;
     }
-    int rc = verify_run(&a, &m, tmp);
+    int rc;
+    if (a.hls) {
+        CliVerifyHls v = {a.out, m.dir, m.embedded, m.n_in, {0}, a.inputs, a.n_in, tmp};
+        for (int i = 0; i < m.n_in; i++)
+            v.in_bytes[i] = m.in[i].elems * (long long)m.in[i].elem_size;
+        rc = cli_verify_hls(&v);
+    } else {
+        rc = verify_run(&a, &m, tmp);
+    }
     if (a.keep)
         printf("outputs kept in %s\n", tmp);
     else

@@ -96,6 +96,13 @@ static int write_golden(CgAccel *a, const CgHlsOptions *o, const char *dir, bool
         ins[i] = x + off;
     Golden gd = {a, dir, want, 0};
     int rc = pass_quant_eval_all(g, ins, NULL, observe, &gd, a->diag);
+    FILE *f = rc == 0 ? cg_hls_open(a, dir, "tb/input.f32") : NULL;   /* verify --hls reruns the host on it */
+    if (f) {
+        fwrite(x, sizeof(float), (size_t)total, f);
+        rc = cg_hls_close(a, f, dir, "tb/input.f32");
+    } else if (rc == 0) {
+        rc = -1;
+    }
     free(x);
     if (rc == 0 && gd.written != n_want)
         return cg_accel_error(a, -1, "the evaluator gave %d of the %d tensors the testbench checks", gd.written, n_want);

@@ -441,6 +441,13 @@ static int write_model_c(CgHost *h, const char *path, const char *decl, const ch
     fputs("static const unsigned char *g_w;   /* blob payload */\n"
           "static int g_ready;\n\n", f);
     fputs("#define CST(off) ((const void *)(g_w + (off)))\n\n", f);
+    if (strstr(run, "MODEL_TAP("))
+        fputs("/* the integer results of each layer go to the tap when one is set */\n"
+              "static ModelTap g_tap;\nstatic void *g_tap_ctx;\n\n"
+              "void model_set_tap(ModelTap fn, void *ctx)\n{\n    g_tap = fn;\n    g_tap_ctx = ctx;\n}\n\n"
+              "#define MODEL_TAP(t, p, n) do { if (g_tap) g_tap(g_tap_ctx, t, p, n); } while (0)\n\n", f);
+    else
+        fputs("void model_set_tap(ModelTap fn, void *ctx)\n{\n    (void)fn, (void)ctx;\n}\n\n", f);
     if (strstr(run, "&E_NONE"))
         fputs("static const O2hEpilogue E_NONE = {O2H_ACT_NONE, 0.0f, 0.0f, NULL, 0, NULL};\n\n", f);
     write_tensor_table(h, f, "model_inputs", g->inputs, g->n_inputs);
@@ -530,6 +537,11 @@ static int write_model_h(CgHost *h, const char *path)
     if (!h->opt->embed_weights)
         fputs("int model_init_file(const char *path);\n", f);
     fputs("int model_run(const void *const *inputs, void *const *outputs);\n"
+          "/* Show each integer layer result to fn during model_run: fn(ctx, t, data,\n"
+          " * bytes) with t the tensor's index in the compiler's graph and the codes\n"
+          " * NCHW (onnx2hls verify --hls compares the accelerator with them). NULL: off. */\n"
+          "typedef void (*ModelTap)(void *ctx, int tensor, const void *data, size_t bytes);\n"
+          "void model_set_tap(ModelTap fn, void *ctx);\n"
           "const char *model_status_str(int status);\n"
           "size_t model_pool_floats(void);   /* pool floats this build needs (after init) */\n\n#endif\n", f);
     int rc = ferror(f) ? -1 : 0;
@@ -539,6 +551,22 @@ static int write_model_h(CgHost *h, const char *path)
 }
 
 /* ------------------------------------------------------------ driver */
+
+/* Integer results are shown to the tap (model_set_tap), so that `onnx2hls
+ * verify --hls` can compare every tensor the accelerator holds with this
+ * program's own. One test per layer when no tap is set. */
+static void emit_taps(CgHost *h, int l)
+{
+    const IrLayer *L = &h->g->layers[l];
+    if (L->dead || (ir_op_flags(L->op) & IR_F_FOLD_ONLY))
+        return;
+    for (int i = 0; i < L->n_out; i++) {
+        int t = L->out[i];
+        IrDType dt = t >= 0 ? h->g->tensors[t].dtype : IR_DT_UNDEF;
+        if (dt == IR_DT_INT8 || dt == IR_DT_INT16)
+            cg_emit(h, h->run, "    MODEL_TAP(%d, %s, %zu);\n", t, cg_ptr(h, t), ir_tensor_nbytes(&h->g->tensors[t]));
+    }
+}
 
 static int emit_phase(CgHost *h, char **decl, char **init, char **pack, char **run)
 {
@@ -552,9 +580,12 @@ static int emit_phase(CgHost *h, char **decl, char **init, char **pack, char **r
     h->phase = 1;
     h->n_calls = 0;
     int rc = 0;
-    for (int l = 0; l < h->g->n_layers; l++)
+    for (int l = 0; l < h->g->n_layers; l++) {
         if (cg_host_layer(h, l))
             rc = -1;
+        else
+            emit_taps(h, l);
+    }
     cg_emit(h, h->run, "\n    /* outputs */\n");
     for (int i = 0; i < h->g->n_outputs; i++) {
         int t = h->g->outputs[i];

@@ -59,4 +59,21 @@ for model in "$src"/samples/*.onnx; do
     done
 done
 [ $n -gt 0 ] || { echo "FAIL: no sample compiled"; exit 1; }
+
+# verify --hls: the C and C++ simulations against the host int8 program itself,
+# on the testbench's input and on a file of three images; a changed weight fails
+s=effnet_tiny out=$work/$s.verify
+"$bin" compile "$src/samples/$s.onnx" -o "$out" --precision int8 --calib "$src/samples/$s.in.f32" --quiet \
+    > "$work/$s.verify.compile.log" 2>&1 || bad "$s: compile for verify"
+if "$bin" verify "$out" --hls > "$work/$s.verify1.log" 2>&1; then ok "$s: verify --hls (testbench input)"
+else bad "$s: verify --hls"; tail -5 "$work/$s.verify1.log"; fi
+cat "$src/samples/$s.in.f32" "$src/samples/$s.in.f32" "$src/samples/$s.in.f32" > "$work/three.f32"
+"$bin" verify "$out" --hls --input "$work/three.f32" > "$work/$s.verify3.log" 2>&1
+if grep -q "3 of 3 image" "$work/$s.verify3.log"; then ok "$s: verify --hls on three images"
+else bad "$s: verify --hls on three images"; tail -5 "$work/$s.verify3.log"; fi
+printf '\x55' | dd of="$out/hls/desc/o2h_wimg.bin" bs=1 seek=100 conv=notrunc 2> /dev/null
+"$bin" verify "$out" --hls > "$work/$s.verify.bad.log" 2>&1
+[ $? = 1 ] && ok "$s: a changed weight fails verify --hls" || bad "$s: verify --hls missed a changed weight"
+"$bin" verify "$work/nothing" --hls > /dev/null 2>&1
+[ $? = 2 ] && ok "verify --hls of a folder without a program: exit 2" || bad "verify --hls of a missing folder"
 exit $fail
