@@ -256,8 +256,12 @@ static void dram_plan(CgAccel *a, const int *unit_by_layer)
         }
         dram_place(a, out, false);
     }
-    for (int i = 0; i < p->n_host; i++) {
-        const IrLayer *L = &a->g->layers[p->host_layers[i]];
+    /* read outside the accelerator: every layer in no unit that moves data
+     * (host layers, QuantizeLinear / DequantizeLinear at the edges) */
+    for (int l = 0; l < a->g->n_layers; l++) {
+        const IrLayer *L = &a->g->layers[l];
+        if (L->dead || unit_by_layer[l] >= 0 || is_view(a->g, l) || (ir_op_flags(L->op) & IR_F_FOLD_ONLY))
+            continue;
         for (int k = 0; k < L->n_in; k++) {
             int t = L->in[k];
             if (t < 0 || a->g->tensors[t].kind == IR_T_CONST)

@@ -152,7 +152,7 @@ static void braced(FILE *f, const int64_t *v, const int64_t *dims, int rank)
     fputc('{', f);
     for (int64_t i = 0; i < dims[0]; i++) {
         if (i)
-            fputs(i % 16 ? ", " : ",\n    ", f);
+            fputs(i % 16 ? ", " : ", \\\n    ", f);   /* the list is a macro: continued lines */
         if (rank == 1)
             fprintf(f, "%lld", (long long)v[i]);
         else
