@@ -371,7 +371,7 @@ static void free_design(Lint *L)
             lint_loc_free(&r->calls[j].at);
         }
         lint_loc_free(&r->at);
-        free(r->chan), free(r->chan_at), free(r->calls);
+        free(r->chan), free(r->chan_at), free(r->chan_fifo), free(r->calls);
     }
     free(L->regions);
 }

@@ -639,6 +639,32 @@ static void region_decls(LintRegion *r, CXCursor stmt, CXCursor **vars)
     free(k.v);
 }
 
+/* `#pragma HLS STREAM variable=name depth=N` in the body: a FIFO channel */
+static bool sized_fifo(const LintFile *f, CXCursor body, const char *name)
+{
+    unsigned a = ext_off(body), b = ext_end(body);
+    size_t len = strlen(name);
+    for (int i = 0; i < f->n_prag; i++) {
+        const HcPragma *p = &f->prag[i];
+        unsigned o = f->tok.off[p->hash];
+        if (o < a || o >= b || p->dir >= p->end || !hc_tok_is_nocase(&f->tok, p->dir, "STREAM"))
+            continue;
+        bool named = false, depth = false;
+        for (int j = 0; j < p->n_opt; j++) {
+            const HcPragmaOpt *q = &p->opt[j];
+            if (!q->n_val)
+                continue;
+            unsigned v = q->val;
+            if (hc_tok_is_nocase(&f->tok, q->key, "variable"))
+                named = f->tok.end[v] - f->tok.off[v] == len && !memcmp(f->tok.text + f->tok.off[v], name, len);
+            depth |= hc_tok_is_nocase(&f->tok, q->key, "depth");
+        }
+        if (named && depth)
+            return true;
+    }
+    return false;
+}
+
 /* The statements of a DATAFLOW region: declarations and calls only. */
 static void on_region(Walk *w, CXCursor body, const Kids *k, const HcPragma *p)
 {
@@ -661,7 +687,10 @@ static void on_region(Walk *w, CXCursor body, const Kids *k, const HcPragma *p)
             lint_loc_free(&at);
         }
     }
-    (void)body;
+    for (int i = 0; i < r.n_chan; i++) {
+        int n = i;
+        LINT_PUSH(r.chan_fifo, n, sized_fifo(w->file, body, r.chan[i]));
+    }
     free(vars);
     LINT_PUSH(w->L->regions, w->L->n_regions, r);
 }

@@ -11,8 +11,12 @@
  * nowhere in the linted code, its prototype (pointer to const = read,
  * other pointers = write, by value = read). Canonical form (UG1399, UG1448
  * 200-989): one writer and one reader per channel, the writer called before
- * the reader, and the reader the very next process after the writer (a
- * channel that skips processes is a bypass). */
+ * the reader, and the reader the very next process after the writer - unless
+ * the channel is a FIFO of a given depth (STREAM variable= depth=): a
+ * ping-pong buffer that skips processes is a bypass, a sized FIFO is the
+ * pass-through channel a skipped path needs (a residual branch, a fan-out;
+ * its depth must cover the other path's delay, which is what onnx2hls's
+ * dataflow simulation sizes). */
 #include "hls_lint_int.h"
 
 #include <stdlib.h>
@@ -243,9 +247,10 @@ static void check_channel(Lint *L, const LintRegion *r, int k)
     if (reader < writer)
         lint_find(L, &r->calls[reader].at, "dataflow-order", "%s reads channel %s before %s (line %u) writes it",
                   callee_name(&r->calls[reader]), ch, callee_name(&r->calls[writer]), r->calls[writer].at.line);
-    else if (reader > writer + 1)
+    else if (reader > writer + 1 && !r->chan_fifo[k])
         lint_find(L, &r->calls[reader].at, "dataflow-bypass",
-                  "channel %s goes from %s (line %u) to %s past %d process(es) between them: pass it through them (canonical form)",
+                  "channel %s goes from %s (line %u) to %s past %d process(es) between them: make it a FIFO with a "
+                  "depth that covers the path it skips (STREAM variable= depth=), or pass it through them",
                   ch, callee_name(&r->calls[writer]), r->calls[writer].at.line, callee_name(&r->calls[reader]),
                   reader - writer - 1);
 }

@@ -81,6 +81,7 @@ typedef struct {
     LintLoc at;                  /* the DATAFLOW pragma */
     char **chan;                 /* local variables declared in the region */
     LintLoc *chan_at;
+    bool *chan_fifo;             /* declared a FIFO of a given depth (STREAM variable= depth=) */
     int n_chan;
     LintCall *calls;
     int n_calls;
