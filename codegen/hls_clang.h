@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The clang command line: -xc -std=c11 -Wall -Wextra -Wno-unknown-pragmas,
+/* The clang command line: -xc -std=c11 -ffreestanding -Wall -Wextra -Wno-unknown-pragmas,
  * -I per include dir, -D per define, and -D__SYNTHESIS__ for the synthesis
  * view (the code Vitis HLS compiles; without it, the C-simulation view). */
 typedef struct {

@@ -30,7 +30,7 @@ static char *specialize(CgAccel *a, const CgInst *in, const char *tdir, const ch
         snprintf(names[i], sizeof names[i], "O2H_P_%s", in->params[i].name);
         ps[i] = (CgHlsParam){names[i], in->params[i].value};
     }
-    CgHlsSpecRequest rq = {path, inc, 2, NULL, 0, ps, in->n_params, in->prefix, what};
+    CgHlsSpecRequest rq = {path, inc, 2, NULL, 0, ps, in->n_params, in->prefix, what, true};
     char *text = cg_hls_specialize(&rq, a->diag);
     free(ps);
     free(names);
@@ -39,16 +39,28 @@ static char *specialize(CgAccel *a, const CgInst *in, const char *tdir, const ch
     return text;
 }
 
-static int write_rom(CgAccel *a, CgInst *in, const char *dir)
+/* The instance's ROM header. While the engine is specialized it holds
+ * only zero initializers (the specializer checks the code, and clang needs
+ * about a microsecond per literal of a large ROM); the data is written
+ * after, and the lint of the finished folder parses it. */
+static int write_rom(CgAccel *a, CgInst *in, const char *dir, bool data)
 {
     char rel[64], val[80];
     snprintf(rel, sizeof rel, "engines/%s.rom.h", in->prefix);
     FILE *f = cg_hls_open(a, dir, rel);
     if (!f)
         return -1;
-    fputs(in->rom, f);
-    snprintf(val, sizeof val, "\"%s.rom.h\"", in->prefix);
-    cg_param_s(in, "ROM", val);
+    if (data) {
+        fputs(in->rom, f);
+    } else {
+        for (const char *m = strstr(in->rom, "#define "); m; m = strstr(m + 1, "#define ")) {
+            const char *sp = strchr(m + 8, ' ');
+            if (sp)
+                fprintf(f, "%.*s {0}\n", (int)(sp - m), m);
+        }
+        snprintf(val, sizeof val, "\"%s.rom.h\"", in->prefix);
+        cg_param_s(in, "ROM", val);
+    }
     return cg_hls_close(a, f, dir, rel);
 }
 
@@ -73,12 +85,12 @@ int cg_hls_write_engines(CgAccel *a, const CgHlsOptions *o, const char *dir)
 {
     for (int i = 0; i < a->n_inst; i++) {
         CgInst *in = &a->inst[i];
-        if (in->rom && write_rom(a, in, dir))
+        if (in->rom && write_rom(a, in, dir, false))
             return -1;
         char *text = specialize(a, in, o->template_dir, dir);
         if (!text)
             return -1;
-        int rc = write_engine(a, in, text, dir);
+        int rc = write_engine(a, in, text, dir) || (in->rom && write_rom(a, in, dir, true)) ? -1 : 0;
         free(text);
         if (rc)
             return -1;

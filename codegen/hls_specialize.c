@@ -700,7 +700,8 @@ static char *specialize(Spec *s, CXIndex idx)
     char *out = apply_edits(text, len, e, n, &out_len);
     free(e);
     free(text);
-    if (reparse_view(s, idx, out, out_len, false) | reparse_view(s, idx, out, out_len, true)) {
+    if (reparse_view(s, idx, out, out_len, false) |
+        (!s->rq->csim_check_only && reparse_view(s, idx, out, out_len, true))) {
         free(out);
         return NULL;
     }

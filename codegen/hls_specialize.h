@@ -49,12 +49,15 @@
  *     template into a new buffer (linear in the output size, so a ROM
  *     initializer of a million numbers costs a memcpy).
  *  5. The result is parsed again in memory (CXUnsavedFile, same path, same
- *     flags, both views) and must give no diagnostic of severity warning or
- *     above; else the diagnostics are the error.
+ *     flags, both views - or the C-simulation view only, when the caller
+ *     lints the synthesis view itself) and must give no diagnostic of
+ *     severity warning or above; else the diagnostics are the error.
  * Every error is an IrDiag entry: "<template>: error: engine <engine>: ...".
  */
 #ifndef ONNX2HLS_CG_HLS_SPECIALIZE_H
 #define ONNX2HLS_CG_HLS_SPECIALIZE_H
+
+#include <stdbool.h>
 
 #include "ir/diag.h"
 
@@ -73,6 +76,8 @@ typedef struct {
     int n_params;
     const char *prefix;                /* symbol prefix of this instance, a C identifier, e.g. "e3" */
     const char *engine;                /* instance name for messages, e.g. "stage 3 (Conv_12)" */
+    bool csim_check_only;              /* re-parse the result as C simulation only: the caller lints
+                                        * it with __SYNTHESIS__ (onnx2hls lint parses that view) */
 } CgHlsSpecRequest;
 
 /* The specialized source text (malloc'd, NUL-terminated), or NULL with every
