@@ -5,16 +5,21 @@
  * Why through the specializer: the template is the engine, tested on its
  * own; an instance differs from it only in its O2H_P_* values and in the
  * prefix of its file-scope names, and the specializer proves the result
- * parses clean. Nothing here knows the engines' code.
+ * parses clean. Nothing here knows the engines' code. Instances are
+ * independent, so they are specialized on every core (a libclang parse is
+ * milliseconds, and a network has dozens of engines).
  */
 #include "hls_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "hls_clang.h"
 #include "hls_specialize.h"
 
-static char *specialize(CgAccel *a, const CgInst *in, const char *tdir, const char *dir)
+static char *specialize(const CgInst *in, const char *tdir, const char *dir, IrDiag *d)
 {
     char path[4096], common[4096], engines[4096], what[128];
     snprintf(path, sizeof path, "%s/%s.c", tdir, cg_tpl_file(in->tpl));
@@ -31,11 +36,9 @@ static char *specialize(CgAccel *a, const CgInst *in, const char *tdir, const ch
         ps[i] = (CgHlsParam){names[i], in->params[i].value};
     }
     CgHlsSpecRequest rq = {path, inc, 2, NULL, 0, ps, in->n_params, in->prefix, what, true};
-    char *text = cg_hls_specialize(&rq, a->diag);
+    char *text = cg_hls_specialize(&rq, d);
     free(ps);
     free(names);
-    if (!text)
-        a->errors++;
     return text;
 }
 
@@ -81,19 +84,79 @@ static int write_engine(CgAccel *a, const CgInst *in, const char *text, const ch
     return cg_hls_close(a, f, dir, rel);
 }
 
+/* one instance: zero ROM, specialized engine, real ROM */
+static int write_instance(CgAccel *a, CgInst *in, const char *tdir, const char *dir, IrDiag *d)
+{
+    if (in->rom && write_rom(a, in, dir, false))
+        return -1;
+    char *text = specialize(in, tdir, dir, d);
+    if (!text)
+        return -1;
+    int rc = write_engine(a, in, text, dir) || (in->rom && write_rom(a, in, dir, true)) ? -1 : 0;
+    free(text);
+    return rc;
+}
+
+static void diag_append(IrDiag *to, const IrDiag *from)
+{
+    for (int i = 0; i < from->n; i++) {
+        const DiagEntry *e = &from->v[i];
+        diag_add(to, e->level, e->file, e->node, e->op, "%s", e->msg);
+    }
+}
+
+typedef struct {
+    CgAccel *a;
+    const char *tdir, *dir;
+    pthread_mutex_t lock;
+    int next, failed;
+    IrDiag *diags;           /* per instance: its messages, merged in order after */
+} Work;
+
+static void *worker(void *arg)
+{
+    Work *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        int i = w->failed ? w->a->n_inst : w->next++;
+        pthread_mutex_unlock(&w->lock);
+        if (i >= w->a->n_inst)
+            return NULL;
+        if (write_instance(w->a, &w->a->inst[i], w->tdir, w->dir, &w->diags[i])) {
+            pthread_mutex_lock(&w->lock);
+            w->failed = 1;
+            pthread_mutex_unlock(&w->lock);
+        }
+    }
+}
+
 int cg_hls_write_engines(CgAccel *a, const CgHlsOptions *o, const char *dir)
 {
-    for (int i = 0; i < a->n_inst; i++) {
-        CgInst *in = &a->inst[i];
-        if (in->rom && write_rom(a, in, dir, false))
-            return -1;
-        char *text = specialize(a, in, o->template_dir, dir);
-        if (!text)
-            return -1;
-        int rc = write_engine(a, in, text, dir) || (in->rom && write_rom(a, in, dir, true)) ? -1 : 0;
-        free(text);
-        if (rc)
-            return -1;
+    char *why = NULL;
+    if (hc_load(&why)) {      /* once, before the threads */
+        diag_error(a->diag, NULL, NULL, NULL, "accelerator: %s", why);
+        free(why);
+        return -1;
     }
-    return 0;
+    Work w = {a, o->template_dir, dir, PTHREAD_MUTEX_INITIALIZER, 0, 0, calloc((size_t)a->n_inst + 1, sizeof(IrDiag))};
+    if (!w.diags)
+        abort();
+    for (int i = 0; i < a->n_inst; i++)
+        diag_init(&w.diags[i]);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = (int)(cores < 1 ? 1 : cores > 8 ? 8 : cores), started = 0;
+    pthread_t th[8];
+    for (int t = 0; t < n; t++)
+        started += pthread_create(&th[started], NULL, worker, &w) == 0;
+    if (started == 0)
+        worker(&w);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    for (int i = 0; i < a->n_inst; i++) {
+        diag_append(a->diag, &w.diags[i]);
+        diag_free(&w.diags[i]);
+    }
+    free(w.diags);
+    a->errors += w.failed;
+    return w.failed ? -1 : 0;
 }

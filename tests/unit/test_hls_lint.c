@@ -220,7 +220,7 @@ static void test_specialized_instance(void)
     const char *const incs[] = {DATA "/hls_spec/common"};
     const CgHlsParam p[] = {{"O2H_P_N", "6"}, {"O2H_P_ROM", "{1, 2, 3, 4, 5, 6}"}, {"O2H_P_SHIFT", "1"},
                             {"O2H_P_EMPTY", "0"}};
-    CgHlsSpecRequest rq = {DATA "/hls_spec/small.c", incs, 1, NULL, 0, p, 4, "e3", "stage 3"};
+    CgHlsSpecRequest rq = {DATA "/hls_spec/small.c", incs, 1, NULL, 0, p, 4, "e3", "stage 3", false};
     IrDiag d;
     diag_init(&d);
     char *src = cg_hls_specialize(&rq, &d);

@@ -52,7 +52,7 @@ static int spit(const char *path, const char *s)
 
 static CgHlsSpecRequest small_request(const CgHlsParam *p, int n, const char *prefix)
 {
-    CgHlsSpecRequest rq = {DATA "/small.c", incs, 1, NULL, 0, p, n, prefix, "stage 3 (Conv_12)"};
+    CgHlsSpecRequest rq = {DATA "/small.c", incs, 1, NULL, 0, p, n, prefix, "stage 3 (Conv_12)", false};
     return rq;
 }
 
@@ -88,7 +88,7 @@ static void test_golden(void)
 static void test_param_errors(void)
 {
     const CgHlsParam p[] = {{"O2H_P_A", "5"}, {"O2H_P_F", "6"}, {"O2H_P_Z", "7"}};
-    CgHlsSpecRequest rq = {DATA "/bad_params.c", NULL, 0, NULL, 0, p, 3, "e9", "stage 9 (Conv_9)"};
+    CgHlsSpecRequest rq = {DATA "/bad_params.c", NULL, 0, NULL, 0, p, 3, "e9", "stage 9 (Conv_9)", false};
     IrDiag d;
     diag_init(&d);
     char *out = cg_hls_specialize(&rq, &d);
@@ -193,7 +193,7 @@ static void test_long_value(void)
 static void test_param_if(void)
 {
     const CgHlsParam p[] = {{"O2H_P_WIDE", "1"}};
-    CgHlsSpecRequest rq = {DATA "/param_if.c", NULL, 0, NULL, 0, p, 1, "q", "stage 1 (Add_1)"};
+    CgHlsSpecRequest rq = {DATA "/param_if.c", NULL, 0, NULL, 0, p, 1, "q", "stage 1 (Add_1)", false};
     IrDiag d;
     char *out = run(&rq, &d);
     CHECK(out != NULL);
