@@ -5,6 +5,8 @@
  */
 #include "hls_internal.h"
 
+#include "ir/escape.h"
+
 #include <stdlib.h>
 
 #include "templates/hls/common/o2h_desc.h"
@@ -20,13 +22,10 @@ static int write_bin(CgAccel *a, const char *dir, const char *rel, const void *d
     return cg_hls_close(a, f, dir, rel);
 }
 
-/* a name from the model inside a C comment: nothing can close it early */
+/* a name from the model inside a C comment (ir/escape.h: nothing can close it early) */
 void cg_hls_comment_text(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        fputc(c < 0x20 || c == 0x7f ? '?' : s[0] == '*' && s[1] == '/' ? '+' : c, f);
-    }
+    esc_put(f, ESC_C_COMMENT, s);
 }
 
 static int write_header(CgAccel *a, const char *dir)

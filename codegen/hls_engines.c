@@ -77,8 +77,7 @@ static int write_engine(CgAccel *a, const CgInst *in, const char *text, const ch
         return -1;
     fprintf(f, "/* engine %s: templates/hls/%s.c specialized by onnx2hls for\n", in->prefix, cg_tpl_file(in->tpl));
     fprintf(f, " *   ");
-    for (const char *s = in->origin ? in->origin : ""; *s; s++)   /* a comment that cannot close early */
-        fputc(s[0] == '*' && s[1] == '/' ? '+' : *s, f);
+    cg_hls_comment_text(f, in->origin);
     fprintf(f, "\n * Every function below implements these ONNX node(s). */\n");
     fputs(text, f);
     return cg_hls_close(a, f, dir, rel);

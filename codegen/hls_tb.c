@@ -15,6 +15,8 @@
  */
 #include "hls_internal.h"
 
+#include "ir/escape.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,14 +116,7 @@ static int write_golden(CgAccel *a, const CgHlsOptions *o, const char *dir, bool
 static void c_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("_./:-+ ,", c);
-        if (plain)
-            fputc(c, f);
-        else
-            fprintf(f, "\\%03o", c);
-    }
+    esc_put(f, ESC_C_STRING, s);
     fputc('"', f);
 }
 

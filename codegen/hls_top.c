@@ -168,7 +168,9 @@ static void sesl_call(FILE *f, const CgAccel *a, int i)
 {
     const PlanProc *pr = &a->net.procs[i];
     const CgInst *in = &a->inst[a->proc_inst[i]];
-    fprintf(f, "    /* %s */\n    %s_%s(", in->origin, in->prefix, in->entry);
+    fprintf(f, "    /* ");
+    cg_hls_comment_text(f, in->origin);
+    fprintf(f, " */\n    %s_%s(", in->prefix, in->entry);
     switch (pr->kind) {
     case PLAN_P_READ:
         fprintf(f, "fm_in, %lld, c%d);\n", (long long)dram_off(a, pr->tensor), pr->out[0]);

@@ -148,6 +148,15 @@ static bool clamp_op(IrOp op)
     return op == IR_OP_RELU || op == IR_OP_CLIP;
 }
 
+/* a layer an integer program runs as a 256-entry table: a table op, or a
+ * Relu/Clip carrying a non-linear activation (the quantize pass puts SiLU
+ * there, x*sigmoid(x) having no ONNX op of its own) */
+static bool table_layer(const IrLayer *L)
+{
+    IrActKind k = L->act.kind;
+    return table_op(L->op) || (clamp_op(L->op) && k != IR_ACT_NONE && k != IR_ACT_RELU && k != IR_ACT_CLIP);
+}
+
 static bool is_pool(IrOp op)
 {
     return op == IR_OP_MAXPOOL || op == IR_OP_AVGPOOL || op == IR_OP_GLOBAL_AVGPOOL ||
@@ -324,7 +333,7 @@ static void eltwise_unit(Ctx *c, const IrLayer *L, PlanUnit *u, int x2)
         u->elt = x2 >= 0 ? PLAN_ELT_MUL : PLAN_ELT_RESCALE;
     else if (L->op == IR_OP_CONCAT)
         u->elt = PLAN_ELT_CONCAT;
-    else if (table_op(L->op))
+    else if (table_layer(L))
         u->elt = PLAN_ELT_LUT;
     else
         u->elt = PLAN_ELT_RESCALE;   /* Relu, Clip, a float plan's BN */
@@ -436,10 +445,10 @@ static int epilogue_step(Ctx *c, int ui, const IrLayer *L, int other)
     int st = c->stage[ui];
     if (L->op == IR_OP_BATCHNORM)
         return !c->int_graph && st == 0 && !c->clamped[ui] && other < 0 ? 0 : -1;
+    if (table_layer(L))
+        return st < 2 && other < 0 ? 2 : -1;
     if (clamp_op(L->op))
         return st < 2 && other < 0 ? st : -1;
-    if (table_op(L->op))
-        return st < 2 && other < 0 ? 2 : -1;
     if ((L->op == IR_OP_ADD || L->op == IR_OP_SUB) && other >= 0 && st == 0 && u->extra_t < 0)
         return 1;
     return -1;
@@ -497,10 +506,10 @@ static bool try_fuse(Ctx *c, int l)
             u->extra_bytes = plan_tensor_bytes(g, u->extra_t, u->bits);
             u->add = true;
         }
-        if (clamp_op(L->op))
-            c->clamped[ui] = true;
-        if (table_op(L->op))
+        if (table_layer(L))
             u->lut = true;
+        else if (clamp_op(L->op))
+            c->clamped[ui] = true;
         c->stage[ui] = step;
         absorb(c, ui, l, L->out[0]);
         return true;
