@@ -436,6 +436,10 @@ static void fill_seml(const Search *S, const Eval *e, PlanDesign *d)
         PlanFamNeeds nd = plan_seml_needs(S->tab, en->kind, d->split);
         en->dsp = plan_engine_dsp(&p->dev, en->kind, nd.mul, nd.prec, nd.bits, en->shape);
         en->lut = plan_engine_lut(en->kind, false, nd.prec, nd.bits, en->pes);
+        /* the loop maxima the shape was ranked against (a pool or element-wise
+         * layer has no reduction loop, so it sets no max_b/max_k) */
+        en->max_a = nd.max_a, en->max_b = nd.max_b, en->max_p = nd.max_p;
+        en->max_k = nd.max_k, en->max_hw = nd.max_hw, en->max_c = nd.max_c;
     }
     for (int i = d->split; i < p->n_units; i++) {
         int k = 0;
@@ -448,7 +452,6 @@ static void fill_seml(const Search *S, const Eval *e, PlanDesign *d)
         m->cycles = run.cycles, m->compute = run.compute, m->mem = run.move, m->dram_bytes = run.bytes;
         en->n_layers++;
         en->busy += run.compute;
-        engine_maxima(en, &p->units[i]);
     }
 }
 

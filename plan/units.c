@@ -523,9 +523,14 @@ static void add_host(Ctx *c, int l)
     const IrLayer *L = &c->g->layers[l];
     p->host_layers[p->n_host++] = l;
     int64_t elems = 0;
+    bool mid = false;   /* reads the accelerator's results: what follows waits for the host */
+    for (int i = 0; i < L->n_in; i++) {
+        int t = resolve(c->ti, L->in[i]);
+        mid |= t >= 0 && (c->ti->unit_of[t] >= 0 || c->ti->tainted[t]);
+    }
     for (int i = 0; i < L->n_out; i++) {
         elems += numel(c->g, L->out[i]);
-        if (L->out[i] >= 0)
+        if (L->out[i] >= 0 && mid)
             c->ti->tainted[L->out[i]] = true;
     }
     for (int i = 0; i < L->n_in; i++) {
@@ -604,7 +609,12 @@ static int map_layer(Ctx *c, int l)
         taint_outputs(c, L);
     if (L->dead || c->prefused[l] || (fl & IR_F_FOLD_ONLY))
         return 0;
-    if ((fl & IR_F_NO_DATA) || L->op == IR_OP_QUANTIZE_LINEAR || L->op == IR_OP_DEQUANTIZE_LINEAR) {
+    /* views move nothing; so do Q/DQ pairs left in a float (QDQ) graph. In an
+     * integer program a QuantizeLinear / DequantizeLinear is a real host layer
+     * at the accelerator's edge (the host quantizes its input, dequantizes
+     * its output), and the tensors the accelerator reads are its codes. */
+    bool qdq = L->op == IR_OP_QUANTIZE_LINEAR || L->op == IR_OP_DEQUANTIZE_LINEAR;
+    if ((fl & IR_F_NO_DATA) || (qdq && !c->int_graph)) {
         if (L->n_in > 0 && L->in[0] >= 0 && L->n_out > 0 && L->out[0] >= 0)
             c->ti->alias[L->out[0]] = resolve(c->ti, L->in[0]);
         return 0;
