@@ -129,7 +129,7 @@ typedef struct {
     FeOptions fe;
     PassOptions passes;
     bool qdq;                /* --emit qdq */
-    int hls;                 /* --emit hls: 1 asked, 0 default (on when integer), -1 not asked */
+    int hls;                 /* --emit hls: 1 asked, 2 on by default (integer), 0 undecided, -1 off */
     const char *design;      /* --plan hybrid|seml|sesl */
     const char *tb_input;    /* --tb-input FILE */
     bool onnx;               /* --emit onnx: the pruned float model */
@@ -237,7 +237,7 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
     a->quant.log = a->quiet ? NULL : stdout;
     a->passes.quant = pass_quant_active(&a->quant) ? &a->quant : NULL;
     if (a->hls == 0)    /* by default the accelerator comes with an integer precision */
-        a->hls = a->quant.prec.prec != IR_PREC_FLOAT ? 1 : -1;
+        a->hls = a->quant.prec.prec != IR_PREC_FLOAT ? 2 : -1;
     if (!a->design)
         a->design = "hybrid";
     return 0;
@@ -308,7 +308,7 @@ static int emit_report(CompileArgs *a, const IrGraph *g, const char *tmp, IrDiag
 }
 
 /* OUT/hls: the accelerator of the chosen design */
-static int emit_hls(CompileArgs *a, IrGraph *g, const char *tmp, IrDiag *d)
+static int write_hls(CompileArgs *a, IrGraph *g, const char *tmp, IrDiag *d)
 {
     PlanDevice dev;
     Plan p;
@@ -328,6 +328,29 @@ static int emit_hls(CompileArgs *a, IrGraph *g, const char *tmp, IrDiag *d)
                (long long)hr.fm_bytes, (long long)hr.wimg_bytes, (long long)hr.rom_bytes);
     plan_free(&p);
     return rc;
+}
+
+/* The accelerator comes by default with an integer precision; when it was not
+ * asked for by name, a model the engines cannot run (16-bit layers, say)
+ * still compiles, with one warning naming the first layer instead. */
+static int emit_hls(CompileArgs *a, IrGraph *g, const char *tmp, IrDiag *d)
+{
+    if (a->hls == 1)
+        return write_hls(a, g, tmp, d);
+    IrDiag hd;
+    diag_init(&hd);
+    int rc = write_hls(a, g, tmp, &hd);
+    const DiagEntry *e = NULL;
+    for (int i = 0; i < hd.n && !e; i++)
+        e = hd.v[i].level == DIAG_ERROR ? &hd.v[i] : NULL;
+    if (rc && e)
+        diag_add(d, DIAG_WARNING, e->file, e->node, e->op,
+                 "no OUT/hls (%d layer%s the engines cannot run; --emit hls lists them): %s", hd.n_errors,
+                 hd.n_errors == 1 ? "" : "s", e->msg);
+    diag_free(&hd);
+    if (rc)
+        a->hls = -1;
+    return rc && !e ? rc : 0;
 }
 
 /* OUT/model.onnx: the graph after the passes but before quantization */
