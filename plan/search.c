@@ -58,25 +58,32 @@ static int producer(const Search *S, int t)
 }
 
 /* Fill: the share of a stage's input stream that arrives after its first
- * word and before its first output (sesl_window.c emits at the first
- * stride-aligned window corner; a global pool or an FC over a map needs
- * the whole map; a pointwise stage only its first pixel). */
+ * word and before its first output is delivered. sesl_window.c emits at
+ * the first stride-aligned window corner; a global pool or an FC over a
+ * map needs the whole map; a pointwise stage its first pixel. Pipelines
+ * stall whole when an input is missing (Vitis HLS's default "stp" style),
+ * so an output computed at iteration i leaves only once the reads of the
+ * iterations up to i + depth have their words: the compute loop reads the
+ * next pixel (or window) first, the window generator its depth's worth of
+ * pixels more. */
 static double fill_share(const PlanUnit *u)
 {
     const PlanGeom *g = &u->geo;
-    int64_t px = g->h * g->w, first = 1;
+    int64_t px = g->h * g->w, first = 1, ahead = 1;
     if (px <= 1)
         return 0;
     if (u->op == PLAN_SEML_GPOOL || (u->kind == PLAN_K_FC && u->windowed)) {
-        first = px;
+        first = px, ahead = 0;
     } else if (u->windowed) {
         int64_t sh = (g->kh - 1) * g->dh + 1, sw = (g->kw - 1) * g->dw + 1;
         int64_t rows = sh - 1 - g->pt, cols = sw - g->pl;
         rows = rows < 0 ? 0 : rows > g->h ? g->h : rows;
         cols = cols < 0 ? 0 : cols > g->w ? g->w : cols;
         first = rows * g->w + (rows < g->h ? cols : 0);
+        ahead = O2H_DEPTH_WINDOW + g->sw;
     }
-    return (double)(first > 1 ? first - 1 : 0) / (double)px;
+    double f = (double)(first > 1 ? first - 1 : 0) + (double)ahead;
+    return f < (double)px ? f / (double)px : 1.0;
 }
 
 /* The FIFO of a unit with two streamed operands: the one that arrives
@@ -423,7 +430,9 @@ static bool fail(Eval *e, const char *why, int64_t need)
  * duration (run, the slowest stage upstream). A stage's first output comes
  * after the share of its input it reads first, at the rate its input
  * arrives, plus one output pixel; its last output when both its input has
- * ended and it has run the rest of its frame. A per-channel operand (squeeze-
+ * ended and it has run its frame from the first output on (no stage
+ * catches up the fill: each runs at its own pace, at best the period). A
+ * global pool sums as pixels come. A per-channel operand (squeeze-
  * excite scale) is read before the map, which waits whole in its FIFO, so
  * the map's rate does not limit the stage. */
 typedef struct {
@@ -448,11 +457,14 @@ static Stream stage_stream(const Search *S, const Eval *e, const Stream *st, int
     if (x.arr > start)
         start = x.arr;
     Stream o;
-    o.arr = start + pix;
     o.run = U->bvec ? own : (own > in.run ? own : in.run);   /* a buffered map runs at this stage's pace */
     if (!U->bvec && x.run > o.run)
         o.run = x.run;
-    o.end = o.arr + (int64_t)((1.0 - S->phi[u]) * (double)own);   /* the work left after the first output */
+    int64_t out_px = U->geo.ho * U->geo.wo > 0 ? U->geo.ho * U->geo.wo : 1;
+    o.arr = start + pix + (S->ti->uses[U->out_t] >= 2 ? O2H_DEPTH_COPY * o.run / out_px : 0);   /* a duplicator holds words too */
+    /* a pool sums as pixels come and answers at the end; any other stage
+     * computes its frame from its first window on, at its own pace */
+    o.end = U->op == PLAN_SEML_GPOOL ? o.arr : o.arr + own - pix;
     if (!U->bvec && in.end + pix > o.end)
         o.end = in.end + pix;
     if (x.end + pix > o.end)
