@@ -129,21 +129,30 @@ static PlanLnRun best_run(const PlanSemlLayer *l, const PlanSemlEngine *e, int64
     return br;
 }
 
+/* A unit on an engine: one layer at its best band rows, or the parts of a
+ * Concat all at the most rows every part fits (one band_rows per unit). */
 static PlanLnRun unit_run(const PlanSemlTab *t, int unit, PlanShape s, int buf_log, int64_t *rows)
 {
     PlanLnRun r = {0, 0, 0, 0};
     PlanSemlEngine e = engine_of(s, buf_log, t->beat);
-    int64_t batch = t->p->units[unit].batch > 1 ? t->p->units[unit].batch : 1;
-    if (rows)
-        *rows = 0;
-    for (int i = 0; i < t->n_parts[unit]; i++) {
-        int64_t br;
-        PlanLnRun x = best_run(&t->parts[unit][i], &e, &br);
-        r.cycles = sat_add(r.cycles, x.cycles);
-        r.compute += x.compute, r.move += x.move, r.bytes += x.bytes;
-        if (rows && i == 0)
-            *rows = br;
+    int64_t batch = t->p->units[unit].batch > 1 ? t->p->units[unit].batch : 1, br = 0;
+    int n = t->n_parts[unit];
+    if (n == 1) {
+        r = best_run(&t->parts[unit][0], &e, &br);
+    } else {
+        br = INT64_MAX;
+        for (int i = 0; i < n; i++) {
+            int64_t m = plan_ln_band_rows(&t->parts[unit][i], &e);
+            br = m < br ? m : br;
+        }
+        for (int i = 0; i < n; i++) {
+            PlanLnRun x = plan_ln_seml_run(&t->parts[unit][i], &e, br);
+            r.cycles = sat_add(r.cycles, br > 0 ? x.cycles : CAP);
+            r.compute += x.compute, r.move += x.move, r.bytes += x.bytes;
+        }
     }
+    if (rows)
+        *rows = br;
     r.cycles = r.cycles >= CAP / batch ? CAP : r.cycles * batch;
     r.compute *= batch, r.move *= batch, r.bytes *= batch;
     return r;

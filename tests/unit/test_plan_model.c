@@ -509,6 +509,36 @@ static void test_units_host_split(void)
     ir_graph_free(g);
 }
 
+/* a channel Concat: one SEML copy per input; of three inputs, no SESL stage */
+static void test_units_concat(void)
+{
+    for (int n = 2; n <= 3; n++) {
+        IrGraph *g = ir_graph_new("concat");
+        tg_counter = 0;
+        int x = tg_input(g, 8, 16, 16), in[3];
+        for (int i = 0; i < n; i++)
+            in[i] = tg_conv(g, x, 4 + 4 * i, 1, 1, 1);
+        int64_t od[4] = {1, n == 2 ? 12 : 24, 16, 16};
+        int y = tg_tensor(g, 4, od);
+        int l = tg_layer(g, IR_OP_CONCAT, in, n, y);
+        g->layers[l].attr.axis.axis = 1;
+        tg_output(g, y);
+        Plan p = plan_of(g, 256);
+        const PlanUnit *u = &p.units[n];
+        CHECK(u->kind == PLAN_K_ELTWISE && u->elt == PLAN_ELT_CONCAT && u->sesl_ok == (n == 2));
+        CHECK_EQ_INT(p.max_split, n == 2 ? n + 1 : n);
+        PlanSemlLayer parts[4];
+        CHECK_EQ_INT(plan_unit_seml_layers(&p, g, n, parts, 4), n);
+        for (int i = 0; i < n; i++)
+            CHECK(parts[i].op == PLAN_SEML_ELT && parts[i].g.c == 4 + 4 * i && !parts[i].out_dense && parts[i].in_dense);
+        CHECK_EQ_INT(plan_unit_seml_layers(&p, g, n, parts, 1), n);   /* a short array: the count all the same */
+        if (p.seml.fits)
+            CHECK(p.seml.map[n].band_rows >= 1);
+        plan_free(&p);
+        ir_graph_free(g);
+    }
+}
+
 /* after the quantize pass, a layer left in float moves data on the host */
 static void test_units_int_graph(void)
 {
@@ -653,6 +683,7 @@ int main(void)
     test_units_epilogue();
     test_units_host_split();
     test_units_int_graph();
+    test_units_concat();
     test_units_qdq();
     test_memory();
     test_roofline();
