@@ -71,6 +71,31 @@ static void check_design(const Plan *p, const PlanDesign *d, const char *what)
     CHECK(d->period >= d->t_sesl && d->period >= d->t_seml);
 }
 
+/* What the emitter reads reproduces the planner's cycles: each SEML unit's
+ * layers (plan_unit_seml_layers) on its engine (plan_engine_seml) with its
+ * band rows, through the loop-nest model. */
+static void check_emitter_view(const Plan *p, const IrGraph *g, const PlanDesign *d, const char *what)
+{
+    if (!d->fits)
+        return;
+    for (int i = d->split; i < p->n_units; i++) {
+        const PlanUnitMap *m = &d->map[i];
+        PlanSemlEngine e = plan_engine_seml(d, m->engine);
+        const PlanEngine *en = &d->engines[m->engine];
+        CHECK(e.pa == en->shape.pa && e.pb == en->shape.pb && e.pp == en->shape.pp && e.ibuf == en->ibuf &&
+              e.beat == en->beat);
+        PlanSemlLayer l[IR_MAX_IO];
+        int n = plan_unit_seml_layers(p, g, i, l, IR_MAX_IO);
+        int64_t cyc = 0, batch = p->units[i].batch > 1 ? p->units[i].batch : 1;
+        for (int k = 0; k < n; k++) {
+            CHECK(m->band_rows <= plan_ln_band_rows(&l[k], &e));
+            cyc += plan_ln_seml_layer(&l[k], &e, m->band_rows);
+        }
+        CHECK_MSG(cyc * batch == m->cycles, "%s %s: unit %d: %lld cycles from its layers, %lld planned", what,
+                  d->name, i, (long long)(cyc * batch), (long long)m->cycles);
+    }
+}
+
 /* the hybrid is never worse than a baseline on the objective it was chosen for */
 static void check_objective(const Plan *p, const char *what)
 {
@@ -191,6 +216,8 @@ static void plan_all(const IrGraph *g, const char *name, const int *budgets, int
                 continue;
             }
             check_plan(&p, what);
+            check_emitter_view(&p, g, &p.hybrid, what);
+            check_emitter_view(&p, g, &p.seml, what);
             if (t == 0 && b == 0) {
                 check_deterministic(g, dev, &o, &p);
                 check_json(&p, g);
