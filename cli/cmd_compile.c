@@ -31,7 +31,7 @@
 static void compile_usage(FILE *f)
 {
     fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host,report,hls,qdq,onnx] [--plan hybrid|seml|sesl] [--input-shape NAME=1,3,224,224]...\n"
-               "                        [--embed-weights] [--quiet] [plan options] [pass options]\n"
+               "                        [--embed-weights] [--heap-arena] [--quiet] [plan options] [pass options]\n"
                "  -o OUT           output folder; the host program goes to OUT/host\n"
                "  --emit LIST      what to generate, comma separated (default host,report):\n"
                "                   host (OUT/host), report (OUT/plan.json and OUT/report.html:\n"
@@ -40,6 +40,9 @@ static void compile_usage(FILE *f)
                "  --input-shape    bind the dims of a graph input (needed for dynamic dims)\n"
                "  --embed-weights  weights as const C arrays (weights.c) instead of weights.bin,\n"
                "                   for targets without a file system\n"
+               "  --heap-arena     the activation arena, kernel pool and weight buffer taken with\n"
+               "                   malloc once in model_init instead of static storage (needed\n"
+               "                   when they pass the 1 GiB a static program may hold)\n"
                "  --quiet          no summary on stdout\n");
     fprintf(f, "plan options (for --emit report):\n");
     cli_plan_usage(f);
@@ -75,23 +78,44 @@ static bool exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
-/* mkdir -p of the folders above path (OUT may be given as a/b/c). */
-static int make_parents(const char *path)
+/* The folders a compile made above OUT (OUT may be given as a/b/c), so
+ * that a failed compile takes them away again. */
+typedef struct {
+    char path[PATH_MAX];
+    size_t end[64];          /* lengths of the prefixes created, outermost first */
+    int n;
+} Made;
+
+/* mkdir -p of the folders above path, recording those it created. */
+static int make_parents(const char *path, Made *m)
 {
-    char buf[PATH_MAX];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+    m->n = 0;
+    if (snprintf(m->path, sizeof m->path, "%s", path) >= (int)sizeof m->path) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
+    for (char *p = m->path + 1; *p; p++) {
+        if (*p != '/' || p[-1] == '/')
             continue;
         *p = 0;
-        if (mkdir(buf, 0777) && errno != EEXIST)
-            return -1;
+        int r = mkdir(m->path, 0777);
         *p = '/';
+        if (r && errno != EEXIST)
+            return -1;
+        if (r == 0 && m->n < 64)
+            m->end[m->n++] = (size_t)(p - m->path);
     }
     return 0;
+}
+
+/* rmdir of what make_parents created, innermost first (only if empty). */
+static void unmake_parents(Made *m)
+{
+    for (int i = m->n - 1; i >= 0; i--) {
+        m->path[m->end[i]] = 0;
+        rmdir(m->path);
+    }
+    m->n = 0;
 }
 
 /* Move tmp/NAME to out/NAME, replacing an older one. */
@@ -125,7 +149,7 @@ static int install(const char *tmp, const char *out, const char *const *parts, i
 
 typedef struct {
     const char *model, *out;
-    bool host, quiet, embed;
+    bool host, quiet, embed, heap_arena;
     FeOptions fe;
     PassOptions passes;
     bool qdq;                /* --emit qdq */
@@ -208,6 +232,8 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
                 return -1;
         } else if (!strcmp(s, "--embed-weights")) {
             a->embed = true;
+        } else if (!strcmp(s, "--heap-arena")) {
+            a->heap_arena = true;
         } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
             a->quiet = true;
         } else if ((r = cli_plan_parse_option(&a->plan, argc, argv, &i)) != 0) {
@@ -377,7 +403,7 @@ static int emit_all(CompileArgs *a, IrGraph *g, const char *tmp, CgHostReport *r
     if (a->onnx && emit_onnx(a, tmp, d))
         return -1;
     snprintf(host, sizeof host, "%s/host", tmp);
-    CgHostOptions ho = {abs, a->embed, NULL};
+    CgHostOptions ho = {.model_path = abs, .embed_weights = a->embed, .heap_arena = a->heap_arena};
     if (a->host && cg_host_emit(g, &ho, host, rep, d))
         return -1;
     if (a->hls > 0 && emit_hls(a, g, tmp, d))
@@ -395,6 +421,11 @@ int cmd_compile(int argc, char **argv)
         return pr > 0 ? 0 : 2;
     }
     double t0 = o2h_now_ms();
+    if (!a.out[0] || strlen(a.out) + 32 >= PATH_MAX) {
+        fprintf(stderr, "onnx2hls compile: -o needs a folder name %s\n",
+                a.out[0] ? "shorter than PATH_MAX" : "(it was given an empty string)");
+        return 2;
+    }
     if (exists(a.out) && !is_dir(a.out)) {
         fprintf(stderr, "onnx2hls compile: %s exists and is not a folder\n", a.out);
         return 2;
@@ -407,8 +438,10 @@ int cmd_compile(int argc, char **argv)
     CgHostReport rep = {0};
     int rc = g ? 0 : 2;
     bool made_tmp = false;
-    if (rc == 0 && (make_parents(tmp) || mkdir(tmp, 0777))) {
+    static Made made;
+    if (rc == 0 && (make_parents(tmp, &made) || mkdir(tmp, 0777))) {
         fprintf(stderr, "onnx2hls compile: cannot create %s: %s\n", tmp, strerror(errno));
+        unmake_parents(&made);
         rc = 2;
     }
     made_tmp = rc == 0;
@@ -432,8 +465,10 @@ int cmd_compile(int argc, char **argv)
         fprintf(stderr, "onnx2hls compile: cannot move the result to %s: %s\n", a.out, strerror(errno));
         rc = 2;
     }
-    if (rc && made_tmp)
+    if (rc && made_tmp) {
         cli_remove_tree(tmp);
+        unmake_parents(&made);
+    }
     diag_print(&d, stderr);
     if (rc == 0 && !a.quiet && a.qdq)
         printf("onnx2hls: wrote %s/model.qdq.onnx (QDQ, opset 13)\n", a.out);

@@ -25,24 +25,16 @@
 #include <unistd.h>
 
 #include "codegen/host.h"
+#include "ir/escape.h"
+#include "ir/sidefile.h"
 
-#define MAX_IO 32
+#define MAX_IO CG_MANIFEST_MAX_IO
 
-typedef struct {
-    char name[256];
-    char dtype[16];
-    int rank;
-    long long dims[8];
-    long long elems;
-    size_t elem_size;
-} VTensor;
+typedef CgManifestTensor VTensor;
 
 typedef struct {
     char dir[4096];       /* the host program folder */
-    char model[4096];
-    VTensor in[MAX_IO], out[MAX_IO];
-    int n_in, n_out;
-    bool embedded;
+    CgManifest mf;        /* its model.json */
 } VModel;
 
 static void verify_usage(FILE *f)
@@ -66,108 +58,6 @@ static void verify_usage(FILE *f)
 
 /* ------------------------------------------------------- model.json */
 
-static size_t dtype_size(const char *dt)
-{
-    static const struct {
-        const char *name;
-        size_t size;
-    } t[] = {{"float32", 4}, {"float64", 8}, {"int8", 1},  {"uint8", 1},  {"int16", 2},  {"uint16", 2},
-             {"int32", 4},   {"uint32", 4},  {"int64", 8}, {"uint64", 8}, {"bool", 1}};
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcmp(dt, t[i].name))
-            return t[i].size;
-    return 0;
-}
-
-/* Parse the JSON string starting at the quote *p into out; returns the
- * position after the closing quote, NULL on malformed input. */
-static const char *json_str(const char *p, char *out, size_t n)
-{
-    if (*p != '"')
-        return NULL;
-    size_t k = 0;
-    for (p++; *p && *p != '"'; p++) {
-        char c = *p;
-        if (c == '\\') {
-            p++;
-            if (*p == 'u') {
-                unsigned v = 0;
-                if (sscanf(p + 1, "%4x", &v) != 1)
-                    return NULL;
-                c = (char)v;
-                p += 4;
-            } else if (*p == 'n') {
-                c = '\n';
-            } else if (*p) {
-                c = *p;
-            } else {
-                return NULL;
-            }
-        }
-        if (k + 1 < n)
-            out[k++] = c;
-    }
-    out[k] = 0;
-    return *p == '"' ? p + 1 : NULL;
-}
-
-static int parse_tensor(const char *line, VTensor *t)
-{
-    const char *p = strstr(line, "\"name\": ");
-    memset(t, 0, sizeof *t);
-    if (!p || !(p = json_str(p + 8, t->name, sizeof t->name)))
-        return -1;
-    if (!(p = strstr(p, "\"dtype\": ")) || !(p = json_str(p + 9, t->dtype, sizeof t->dtype)))
-        return -1;
-    if (!(p = strstr(p, "\"shape\": [")))
-        return -1;
-    p += 10;
-    t->elems = 1;
-    while (*p && *p != ']' && t->rank < 8) {
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p)
-            return -1;
-        t->dims[t->rank++] = v;
-        t->elems *= v;
-        p = end;
-        while (*p == ',' || *p == ' ')
-            p++;
-    }
-    t->elem_size = dtype_size(t->dtype);
-    return t->elem_size ? 0 : -1;
-}
-
-static int read_manifest(VModel *m, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[8192];
-    int section = 0, rc = 0;   /* 1 inputs, 2 outputs */
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        const char *p;
-        if ((p = strstr(line, "\"model\": ")) && !json_str(p + 9, m->model, sizeof m->model))
-            rc = -1;
-        if (strstr(line, "\"weights\": \"weights.c\""))
-            m->embedded = true;
-        if (strstr(line, "\"inputs\": ["))
-            section = 1;
-        else if (strstr(line, "\"outputs\": ["))
-            section = 2;
-        else if (section && strstr(line, "{\"name\": ")) {
-            int *n = section == 1 ? &m->n_in : &m->n_out;
-            VTensor *t = section == 1 ? &m->in[*n] : &m->out[*n];
-            if (*n >= MAX_IO || parse_tensor(line, t))
-                rc = -1;
-            else
-                (*n)++;
-        }
-    }
-    fclose(f);
-    return rc == 0 && m->model[0] && m->n_out > 0 ? 0 : -1;
-}
-
 static bool file_exists(const char *path)
 {
     struct stat st;
@@ -189,10 +79,13 @@ static int find_program(VModel *m, const char *out)
         }
         snprintf(m->dir, sizeof m->dir, "%s", out);
     }
-    if (read_manifest(m, path)) {
-        fprintf(stderr, "onnx2hls verify: %s: not a model.json written by onnx2hls compile\n", path);
+    IrDiag d;
+    diag_init(&d);
+    int rc = cg_manifest_read(path, &m->mf, &d);
+    diag_print(&d, stderr);
+    diag_free(&d);
+    if (rc)
         return -1;
-    }
     return 0;
 }
 
@@ -228,38 +121,46 @@ int cli_run_cmd(char *const *argv, const char *log, const char *node_path)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
+/* A build or run log on stderr, line by line through the terminal escaping
+ * (compiler messages quote source lines, and names are model text); at
+ * most its last 64 KiB. */
 void cli_show_log(const char *log)
 {
-    FILE *f = fopen(log, "r");
-    if (!f)
-        return;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, stderr);
-    fclose(f);
+    static const SfKind k = {"log", 64u << 20, false};
+    char *text, *cur, *line;
+    size_t len;
+    IrDiag d;
+    diag_init(&d);
+    if (sf_read(log, &k, &text, &len, &d) == 0) {
+        cur = len > (64u << 10) ? text + len - (64u << 10) : text;
+        while ((line = sf_next_line(&cur))) {
+            esc_put(stderr, ESC_TERM, line);
+            fputc('\n', stderr);
+        }
+        free(text);
+    }
+    diag_free(&d);
 }
 
-static void *read_all(const char *path, size_t *len)
+/* Exactly want bytes of path (a regular file of that size), NULL with a
+ * message naming what the file is for. */
+static unsigned char *read_exact(const char *path, const char *what, const VTensor *t, size_t want)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t k;
-    while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += k;
-        if (n == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return buf;
+    SfKind k = {what, SF_TENSOR_DATA.cap, false};
+    IrDiag d;
+    diag_init(&d);
+    uint64_t size = 0;
+    char *data = NULL;
+    if (sf_check(path, &k, &size, &d))
+        ;   /* the message is on d */
+    else if (size == want)
+        sf_read_head(path, &k, want, &data, &d);
+    else
+        diag_error(&d, path, NULL, NULL, "the %s is %llu bytes; output '%s' (%s, %lld values) is %zu", what,
+                   (unsigned long long)size, t->name, t->dtype, (long long)t->elems, want);
+    diag_print(&d, stderr);
+    diag_free(&d);
+    return (unsigned char *)data;
 }
 
 /* ------------------------------------------------------------ steps */
@@ -288,16 +189,16 @@ static int run_program(const VModel *m, const char *tmp, char **inputs)
     snprintf(weights, sizeof weights, "%s/weights.bin", m->dir);
     snprintf(log, sizeof log, "%s/run.log", tmp);
     argv[n++] = prog;
-    if (!m->embedded) {
+    if (!m->mf.embedded) {
         argv[n++] = "--weights";
         argv[n++] = weights;
     }
-    for (int i = 0; i < m->n_out; i++) {
+    for (int i = 0; i < m->mf.n_out; i++) {
         snprintf(outs[i], sizeof outs[i], "%s/out%d.bin", tmp, i);
         argv[n++] = "-o";
         argv[n++] = outs[i];
     }
-    for (int i = 0; i < m->n_in; i++)
+    for (int i = 0; i < m->mf.n_in; i++)
         argv[n++] = inputs[i];
     argv[n] = NULL;
     int st = cli_run_cmd(argv, log, NULL);
@@ -338,7 +239,7 @@ static void shape_arg(const VTensor *t, char *buf, size_t n)
 {
     size_t k = (size_t)snprintf(buf, n, "%s:", t->dtype);
     for (int d = 0; d < t->rank && k < n; d++)
-        k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? "," : "", t->dims[d]);
+        k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? "," : "", (long long)t->dims[d]);
 }
 
 /* Reference outputs from ONNX Runtime into tmp/ref<i>.bin. */
@@ -360,18 +261,18 @@ static int run_ort(const VModel *m, const char *tmp, char **inputs, char refs[][
     int n = 0;
     argv[n++] = "node";
     argv[n++] = script;
-    argv[n++] = (char *)m->model;
-    for (int i = 0; i < m->n_in; i++) {
-        shape_arg(&m->in[i], spec[i], sizeof spec[i]);
+    argv[n++] = m->mf.model;
+    for (int i = 0; i < m->mf.n_in; i++) {
+        shape_arg(&m->mf.in[i], spec[i], sizeof spec[i]);
         argv[n++] = "--input";
-        argv[n++] = (char *)m->in[i].name;
+        argv[n++] = (char *)m->mf.in[i].name;
         argv[n++] = spec[i];
         argv[n++] = inputs[i];
     }
-    for (int i = 0; i < m->n_out; i++) {
+    for (int i = 0; i < m->mf.n_out; i++) {
         snprintf(refs[i], 4200, "%s/ref%d.bin", tmp, i);
         argv[n++] = "--output";
-        argv[n++] = (char *)m->out[i].name;
+        argv[n++] = (char *)m->mf.out[i].name;
         argv[n++] = refs[i];
     }
     argv[n] = NULL;
@@ -379,7 +280,9 @@ static int run_ort(const VModel *m, const char *tmp, char **inputs, char refs[][
     int st = cli_run_cmd(argv, log, np);
     free(script);
     if (st != 0) {
-        fprintf(stderr, "onnx2hls verify: ONNX Runtime failed on %s (exit %d):\n", m->model, st);
+        fprintf(stderr, "onnx2hls verify: ONNX Runtime failed on ");
+        esc_put(stderr, ESC_TERM, m->mf.model);
+        fprintf(stderr, " (exit %d):\n", st);
         cli_show_log(log);
         return -1;
     }
@@ -431,23 +334,17 @@ static Diff compare(const VTensor *t, const unsigned char *y, const unsigned cha
 /* 0 match, 1 mismatch, 2 bad reference file. */
 static int check_output(const VTensor *t, const char *out, const char *ref, double tol)
 {
-    size_t ny = 0, nr = 0, want = (size_t)t->elems * t->elem_size;
-    unsigned char *y = read_all(out, &ny), *r = read_all(ref, &nr);
-    int rc = 0;
-    if (!r || nr != want) {
-        fprintf(stderr, "onnx2hls verify: reference %s: %s (output '%s' is %zu bytes)\n", ref,
-                r ? "wrong size" : strerror(errno), t->name, want);
-        rc = 2;
-    } else if (!y || ny != want) {
-        fprintf(stderr, "onnx2hls verify: the program wrote %zu bytes for '%s', expected %zu\n", ny,
-                t->name, want);
-        rc = 1;
-    } else {
+    size_t want = (size_t)t->elems * t->elem_size;
+    unsigned char *r = read_exact(ref, "reference", t, want), *y = r ? read_exact(out, "program's output", t, want) : NULL;
+    int rc = !r ? 2 : !y ? 1 : 0;
+    if (rc == 0) {
         Diff d = compare(t, y, r);
         rc = d.bad || d.max_diff > tol * d.max_ref ? 1 : 0;
-        printf("output '%s' (%lld values): max abs error %.3g, max |ref| %.4g, relative %.3g "
-               "(tol %g): %s\n", t->name, t->elems, d.max_diff, d.max_ref,
-               d.max_ref > 0 ? d.max_diff / d.max_ref : d.max_diff, tol, rc ? "MISMATCH" : "ok");
+        printf("output '");
+        esc_put(stdout, ESC_TERM, t->name);
+        printf("' (%lld values): max abs error %.3g, max |ref| %.4g, relative %.3g (tol %g): %s\n",
+               (long long)t->elems, d.max_diff, d.max_ref, d.max_ref > 0 ? d.max_diff / d.max_ref : d.max_diff,
+               tol, rc ? "MISMATCH" : "ok");
         if (d.bad)
             printf("  %lld values differ in NaN/inf or (integer outputs) exactly\n", d.bad);
     }
@@ -456,26 +353,27 @@ static int check_output(const VTensor *t, const char *out, const char *ref, doub
     return rc;
 }
 
-static int check_inputs(const VModel *m, char **inputs, int n)
+/* Each file a regular file of exactly its tensor's size, before anything
+ * is built (what: "input" or "reference"). */
+static int check_sizes(const VTensor *ts, char **paths, int n, const char *what)
 {
-    if (n != m->n_in) {
-        fprintf(stderr, "onnx2hls verify: the model has %d input(s), %d --input given\n", m->n_in, n);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        struct stat st;
-        long long want = m->in[i].elems * (long long)m->in[i].elem_size;
-        if (stat(inputs[i], &st) != 0) {
-            fprintf(stderr, "onnx2hls verify: %s: %s\n", inputs[i], strerror(errno));
-            return -1;
-        }
-        if ((long long)st.st_size != want) {
-            fprintf(stderr, "onnx2hls verify: %s: %lld bytes, but input '%s' (%s, %lld values) needs %lld\n",
-                    inputs[i], (long long)st.st_size, m->in[i].name, m->in[i].dtype, m->in[i].elems, want);
-            return -1;
+    int rc = 0;
+    IrDiag d;
+    diag_init(&d);
+    for (int i = 0; i < n && rc == 0; i++) {
+        const VTensor *t = &ts[i];
+        uint64_t want = (uint64_t)t->elems * t->elem_size, size = 0;
+        rc = sf_check(paths[i], &SF_TENSOR_DATA, &size, &d);
+        if (rc == 0 && size != want) {
+            diag_error(&d, paths[i], NULL, NULL, "%llu bytes, but %s '%s' (%s, %lld values) needs %llu",
+                       (unsigned long long)size, what, t->name, t->dtype, (long long)t->elems,
+                       (unsigned long long)want);
+            rc = -1;
         }
     }
-    return 0;
+    diag_print(&d, stderr);
+    diag_free(&d);
+    return rc;
 }
 
 /* ------------------------------------------------------------- main */
@@ -541,13 +439,17 @@ static int parse_args(int argc, char **argv, VerifyArgs *a)
 
 static int verify_run(VerifyArgs *a, VModel *m, const char *tmp)
 {
-    if (check_inputs(m, a->inputs, a->n_in))
-        return 2;
-    if (a->n_ref > m->n_out) {
-        fprintf(stderr, "onnx2hls verify: %d --reference given, the model has %d output(s)\n", a->n_ref,
-                m->n_out);
+    if (a->n_in != m->mf.n_in) {
+        fprintf(stderr, "onnx2hls verify: the model has %d input(s), %d --input given\n", m->mf.n_in, a->n_in);
         return 2;
     }
+    if (a->n_ref > m->mf.n_out) {
+        fprintf(stderr, "onnx2hls verify: %d --reference given, the model has %d output(s)\n", a->n_ref,
+                m->mf.n_out);
+        return 2;
+    }
+    if (check_sizes(m->mf.in, a->inputs, a->n_in, "input") || check_sizes(m->mf.out, a->refs, a->n_ref, "output"))
+        return 2;
     static char refs[MAX_IO][4200];
     int n_cmp = a->n_ref;
     for (int i = 0; i < a->n_ref; i++)
@@ -560,13 +462,13 @@ static int verify_run(VerifyArgs *a, VModel *m, const char *tmp)
         int st = run_ort(m, tmp, a->inputs, refs);
         if (st)
             return 2;
-        n_cmp = m->n_out;
+        n_cmp = m->mf.n_out;
     }
     int rc = 0;
     for (int i = 0; i < n_cmp; i++) {
         char out[4200];
         snprintf(out, sizeof out, "%s/out%d.bin", tmp, i);
-        int r = check_output(&m->out[i], out, refs[i], a->tol);
+        int r = check_output(&m->mf.out[i], out, refs[i], a->tol);
         rc = r > rc ? r : rc;
     }
     return rc;
@@ -588,17 +490,19 @@ int cmd_verify(int argc, char **argv)
     char tmp[] = "/tmp/onnx2hls-verify-XXXXXX";
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "onnx2hls verify: cannot create a temporary folder: %s\n", strerror(errno));
+        cg_manifest_free(&m.mf);
         return 2;
     }
     int rc;
     if (a.hls) {
-        CliVerifyHls v = {a.out, m.dir, m.embedded, m.n_in, {0}, a.inputs, a.n_in, tmp};
-        for (int i = 0; i < m.n_in; i++)
-            v.in_bytes[i] = m.in[i].elems * (long long)m.in[i].elem_size;
+        CliVerifyHls v = {a.out, m.dir, m.mf.embedded, m.mf.n_in, {0}, a.inputs, a.n_in, tmp};
+        for (int i = 0; i < m.mf.n_in; i++)
+            v.in_bytes[i] = m.mf.in[i].elems * (long long)m.mf.in[i].elem_size;
         rc = cli_verify_hls(&v);
     } else {
         rc = verify_run(&a, &m, tmp);
     }
+    cg_manifest_free(&m.mf);
     if (a.keep)
         printf("outputs kept in %s\n", tmp);
     else

@@ -309,16 +309,19 @@ static const char pool_code[] =
     "        g_kw_at[k] = off;\n"
     "        off += (g_kw_size[k] + 15) / 16 * 16;\n    }\n"
     "    g_pool_floats = off + g_scratch_floats;\n"
+    "#if MODEL_POOL_FLOATS > 0\n"
     "    if (g_pool_floats <= MODEL_POOL_FLOATS) {\n"
     "        g_pool = g_pool_static;\n"
-    "    } else {\n"
+    "    } else\n"
+    "#endif\n"
+    "    {\n"
     "#ifdef MODEL_NO_MALLOC\n"
     "        return O2H_ERR_ARG;\n"
     "#else\n"
     "        static float *heap;\n"
     "        free(heap);\n"
     "        heap = malloc(g_pool_floats * sizeof(float));\n"
-    "        if (!heap)\n            return O2H_ERR_ARG;\n"
+    "        if (!heap)\n            return O2H_ERR_NOMEM;\n"
     "        g_pool = heap;\n"
     "#endif\n    }\n"
     "    g_scratch = g_pool + off;\n"
@@ -339,11 +342,32 @@ static const char pack_gemm_code[] =
     "    o2h_gemm_pack_b(p, b, g_pool + g_kw_at[k]);\n"
     "    return g_pool + g_kw_at[k];\n}\n\n";
 
+/* --heap-arena: 64-byte aligned blocks taken once, by model_init */
+static const char heap_code[] =
+    "#ifdef MODEL_NO_MALLOC\n"
+    "#error \"this model was compiled with --heap-arena: its arena is allocated in model_init\"\n"
+    "#endif\n"
+    "static unsigned char *heap_block(size_t n)\n{\n"
+    "    unsigned char *p = malloc(n + 64);\n"
+    "    return p ? p + (64 - (uintptr_t)p % 64) : NULL;   /* never freed: one model per program */\n}\n\n";
+
+static const char arena_place_code[] =
+    "static int arena_place(void)\n{\n"
+    "    if (!g_arena && !(g_arena = heap_block(MODEL_ARENA_BYTES)))\n"
+    "        return O2H_ERR_NOMEM;\n"
+    "    return O2H_OK;\n}\n\n";
+
 static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pack_body)
 {
+    bool heap = h->opt->heap_arena, arena = heap && h->plan.arena_bytes > 0;
+    if (heap)
+        fputs(heap_code, f);
+    if (arena)
+        fputs(arena_place_code, f);
+    const char *first = arena ? "    if (arena_place() != O2H_OK)\n        return O2H_ERR_NOMEM;\n" : "";
     if (h->n_kslots == 0) {   /* no conv/gemm: no pool */
-        fputs("size_t model_pool_floats(void)\n{\n    return 0;\n}\n\n"
-              "static int model_prepare(void)\n{\n    return O2H_OK;\n}\n\n", f);
+        fprintf(f, "size_t model_pool_floats(void)\n{\n    return 0;\n}\n\n"
+                   "static int model_prepare(void)\n{\n%s    return O2H_OK;\n}\n\n", first);
     } else {
         fputs(pool_code, f);
         if (strstr(init_body, "o2h_conv2d_packed_size("))
@@ -352,10 +376,10 @@ static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pa
             fputs(pack_gemm_code, f);
         fprintf(f, "/* Kernel sizes as the runtime built with this file computes them, then\n"
                    " * the weights repacked once into the pool. */\n"
-                   "static int model_prepare(void)\n{\n"
+                   "static int model_prepare(void)\n{\n%s"
                    "    g_scratch_floats = 0;\n%s"
                    "    int st = pool_place();\n    if (st != O2H_OK)\n        return st;\n%s"
-                   "    return O2H_OK;\n}\n\n", init_body, pack_body);
+                   "    return O2H_OK;\n}\n\n", first, init_body, pack_body);
     }
     if (h->opt->embed_weights) {
         fputs("int model_init(const void *blob, size_t len)\n{\n"
@@ -371,11 +395,14 @@ static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pa
           "    if (st != O2H_OK)\n        return st;\n"
           "    g_w = payload;\n"
           "    st = model_prepare();\n    g_ready = st == O2H_OK;\n    return st;\n}\n\n"
-          "/* The file is read into a static buffer placed so that the payload\n"
-          " * starts 64-byte aligned (the header is 40 bytes). */\n"
-          "static MODEL_ALIGNED unsigned char g_file[24 + MODEL_BLOB_BYTES];\n\n"
-          "int model_init_file(const char *path)\n{\n"
-          "    FILE *f = fopen(path, \"rb\");\n"
+          "/* The file is read into a buffer placed so that the payload starts\n"
+          " * 64-byte aligned (the header is 40 bytes). */\n", f);
+    fputs(heap ? "static unsigned char *g_file;   /* 24 + MODEL_BLOB_BYTES, taken by model_init_file */\n\n"
+               : "static MODEL_ALIGNED unsigned char g_file[24 + MODEL_BLOB_BYTES];\n\n", f);
+    fputs("int model_init_file(const char *path)\n{\n", f);
+    if (heap)
+        fputs("    if (!g_file && !(g_file = heap_block(24 + MODEL_BLOB_BYTES)))\n        return O2H_ERR_NOMEM;\n", f);
+    fputs("    FILE *f = fopen(path, \"rb\");\n"
           "    if (!f)\n        return O2H_ERR_IO;\n"
           "    g_ready = 0;\n"
           "    size_t n = fread(g_file + 24, 1, MODEL_BLOB_BYTES, f);\n"
@@ -422,15 +449,19 @@ static int write_model_c(CgHost *h, const char *path, const char *decl, const ch
             (unsigned long long)cg_blob_layout_hash(&h->blob));
     if (h->opt->embed_weights)
         fprintf(f, "extern const uint32_t model_weights[];   /* weights.c */\n\n");
-    if (strstr(run, "ACT("))
+    if (strstr(run, "ACT(") && h->opt->heap_arena)
+        fputs("static unsigned char *g_arena;   /* activations, planned offsets; MODEL_ARENA_BYTES from model_init */\n"
+              "#define ACT(off) ((void *)(g_arena + (off)))\n", f);
+    else if (strstr(run, "ACT("))
         fprintf(f, "static MODEL_ALIGNED unsigned char g_arena[%lld];  /* activations, planned offsets */\n"
                    "#define ACT(off) ((void *)(g_arena + (off)))\n",
                 (long long)(h->plan.arena_bytes > 0 ? h->plan.arena_bytes : 1));
     if (h->n_kslots > 0) {
         fprintf(f, "\n#define MODEL_NUM_KW %d   /* conv/gemm weights the runtime may repack */\n"
                    "#ifndef MODEL_POOL_FLOATS\n#define MODEL_POOL_FLOATS %lld\n#endif\n",
-                h->n_kslots, (long long)(h->pool_est + h->scratch_est > 0 ? h->pool_est + h->scratch_est : 1));
-        fputs("static MODEL_ALIGNED float g_pool_static[MODEL_POOL_FLOATS];\n"
+                h->n_kslots,
+                h->opt->heap_arena ? 0LL : (long long)(h->pool_est + h->scratch_est > 0 ? h->pool_est + h->scratch_est : 1));
+        fputs("#if MODEL_POOL_FLOATS > 0\nstatic MODEL_ALIGNED float g_pool_static[MODEL_POOL_FLOATS];\n#endif\n"
               "static float *g_pool;          /* repacked weights, then kernel scratch */\n"
               "static float *g_scratch;\n"
               "static size_t g_kw_size[MODEL_NUM_KW], g_kw_at[MODEL_NUM_KW];\n"
@@ -655,6 +686,41 @@ static int write_all(CgHost *h, const char *dir, const char *decl, const char *i
     return rc;
 }
 
+static const char *gib(uint64_t n, char *buf, size_t len)
+{
+    snprintf(buf, len, "%llu bytes (%.2f GiB)", (unsigned long long)n, (double)n / (double)(1ull << 30));
+    return buf;
+}
+
+/* What the program will hold can be built and run on the target: static
+ * storage within CG_STATIC_MAX (embedded weights always, the arena, pool
+ * and blob buffer unless --heap-arena), heap blocks within CG_HEAP_MAX. */
+static int check_storage(CgHost *h)
+{
+    uint64_t arena = (uint64_t)h->plan.arena_bytes, pool = (uint64_t)(h->pool_est + h->scratch_est) * 4;
+    uint64_t file = h->opt->embed_weights ? 0 : h->blob.payload_size + 64, w = h->opt->embed_weights ? h->blob.payload_size : 0;
+    bool heap = h->opt->heap_arena;
+    uint64_t stat = w + (heap ? 0 : arena + pool + file), big = arena > pool ? arena : pool;
+    char b[6][64];
+    if (stat > CG_STATIC_MAX) {
+        diag_error(h->d, h->g->path, NULL, NULL,
+                   "the program would hold %s in static storage (activation arena %s, kernel pool %s, weight "
+                   "buffer %s, embedded weights %s), over the %s a program built in the default (small) code "
+                   "model can hold; %s",
+                   gib(stat, b[0], 64), gib(heap ? 0 : arena, b[1], 64), gib(heap ? 0 : pool, b[2], 64),
+                   gib(heap ? 0 : file, b[3], 64), gib(w, b[4], 64), gib(CG_STATIC_MAX, b[5], 64),
+                   w > CG_STATIC_MAX ? "embedded weights cannot leave it: drop --embed-weights (weights.bin)"
+                                     : "compile with --heap-arena to allocate them in model_init");
+        return -1;
+    }
+    if (heap && (big > CG_HEAP_MAX || file > CG_HEAP_MAX)) {
+        diag_error(h->d, h->g->path, NULL, NULL, "a heap block of %s is more than the %s a program may ask for",
+                   gib(big > file ? big : file, b[0], 64), gib(CG_HEAP_MAX, b[1], 64));
+        return -1;
+    }
+    return 0;
+}
+
 static int plan_memory(CgHost *h)
 {
     CgMemRequest req = {h->scratch, h->inplace};
@@ -688,6 +754,8 @@ int cg_host_emit(IrGraph *g, const CgHostOptions *o, const char *dir, CgHostRepo
         rc = plan_memory(&h);
     if (rc == 0)
         rc = layout_blob(&h);
+    if (rc == 0)
+        rc = check_storage(&h);
     char *decl = NULL, *init = NULL, *pack = NULL, *run = NULL;
     if (rc == 0 && emit_phase(&h, &decl, &init, &pack, &run)) {
         diag_error(d, g->path, NULL, NULL, "internal error while emitting code");

@@ -25,7 +25,17 @@ typedef struct {
     const char *model_path;    /* recorded in model.json (absolute path preferred) */
     bool embed_weights;        /* weights.c instead of weights.bin */
     const char *runtime_dir;   /* runtime sources to copy; NULL: cg_host_runtime_dir() */
+    bool heap_arena;           /* activation arena, weight pool and blob buffer allocated in
+                                  model_init instead of static storage (--heap-arena) */
 } CgHostOptions;
+
+/* The most a generated program may hold in static storage: every static
+ * array of an x86-64 (or aarch64) program built in the default small code
+ * model must fit in 2 GiB with its code; half of that is left to ours. A
+ * model needing more is refused at compile time, unless --heap-arena. */
+#define CG_STATIC_MAX (1ull << 30)
+/* The most a heap-allocated arena may ask for. */
+#define CG_HEAP_MAX (1ull << 40)
 
 typedef struct {
     int64_t arena_bytes;       /* activation arena (peak activation memory) */
@@ -44,6 +54,34 @@ int cg_host_emit(IrGraph *g, const CgHostOptions *o, const char *dir, CgHostRepo
 /* Check that every layer of g can be emitted, reporting each one that
  * cannot on d. 0 if all can. */
 int cg_host_check(IrGraph *g, IrDiag *d);
+
+/* model.json read back (codegen/host_manifest.c), for verify: strict JSON,
+ * dims whole and >= 0, rank <= 8, sizes overflow-checked within a cap. */
+#define CG_MANIFEST_MAX_IO 32
+#define CG_MANIFEST_MAX_RANK 8
+#define CG_MANIFEST_MAX_BYTES (4096ull << 20)   /* one tensor: what verify holds in memory */
+
+typedef struct {
+    char *name;                /* any length */
+    char dtype[16];            /* "float32", "int64", ... */
+    int rank;
+    int64_t dims[CG_MANIFEST_MAX_RANK];
+    int64_t elems;             /* product of dims; elems * elem_size <= CG_MANIFEST_MAX_BYTES */
+    size_t elem_size;
+} CgManifestTensor;
+
+typedef struct {
+    char *model;               /* source model path */
+    bool embedded;             /* weights.c (no weights.bin) */
+    CgManifestTensor in[CG_MANIFEST_MAX_IO], out[CG_MANIFEST_MAX_IO];
+    int n_in, n_out;
+} CgManifest;
+
+/* Parse text (len bytes) / read path (bounded, ir/sidefile.h). 0 ok; -1
+ * with errors on d naming path (m is then empty). */
+int cg_manifest_parse(const char *text, size_t len, const char *path, CgManifest *m, IrDiag *d);
+int cg_manifest_read(const char *path, CgManifest *m, IrDiag *d);
+void cg_manifest_free(CgManifest *m);
 
 /* Where the runtime sources are: $ONNX2HLS_RUNTIME_DIR, else
  * <exe>/../share/onnx2hls/runtime (an installed compiler), else the source

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/sidefile.h"
 #include "runtime/o2h_rt.h"
 
 void codesign_options_init(CodesignOptions *o)
@@ -37,19 +38,19 @@ void codesign_options_init(CodesignOptions *o)
 
 /* ------------------------------------------------------------ setup */
 
+/* a validation file, bounded like every side file (ir/sidefile.h) */
 static void *read_all(const char *path, long *bytes, IrDiag *d)
 {
-    FILE *f = fopen(path, "rb");
-    void *p = NULL;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (*bytes = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (p = malloc((size_t)*bytes)) && fread(p, 1, (size_t)*bytes, f) != (size_t)*bytes) {
+    char *p;
+    size_t len;
+    if (sf_read(path, &SF_CALIB, &p, &len, d))
+        return NULL;
+    if (len == 0) {
+        diag_error(d, path, NULL, NULL, "the file is empty");
         free(p);
-        p = NULL;
+        return NULL;
     }
-    if (f)
-        fclose(f);
-    if (!p)
-        diag_error(d, path, NULL, NULL, "cannot read (or empty)");
+    *bytes = (long)len;
     return p;
 }
 

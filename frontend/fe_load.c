@@ -34,7 +34,7 @@ typedef struct {
 
 static int map_file(const char *path, IrDiag *d, Mapping *m)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); /* a FIFO is refused, not waited on */
     if (fd < 0) {
         diag_error(d, path, NULL, NULL, "cannot open the model file: %s", strerror(errno));
         return -1;

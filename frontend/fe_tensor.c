@@ -113,7 +113,7 @@ static int read_external(FeCtx *c, const FeNode *n, const Onnx__TensorProto *tp,
     if ((size_t)len != nbytes)
         return fe_err(c, n, "tensor '%s': external data length %lld does not match its shape (%zu bytes)",
                       t->name, (long long)len, nbytes);
-    int fd = open(resolved, O_RDONLY | O_CLOEXEC);
+    int fd = open(resolved, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); /* a FIFO: refused below */
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         if (fd >= 0)

@@ -26,6 +26,19 @@ const char *passes_option_value(int argc, char **argv, int *i, const char *name,
     return argv[++*i];
 }
 
+int passes_check_file(const char *cmd, const char *flag, const char *path, const SfKind *k)
+{
+    IrDiag d;
+    diag_init(&d);
+    int rc = sf_check(path, k, NULL, &d);
+    if (rc) {
+        fprintf(stderr, "onnx2hls %s: %s:\n", cmd, flag);
+        diag_print(&d, stderr);
+    }
+    diag_free(&d);
+    return rc;
+}
+
 /* a ratio in [0,1): 1 and *r; 0 when s is not a number at all */
 static int parse_ratio(const char *s, double *r)
 {
@@ -50,13 +63,8 @@ static int set_prune(PassOptions *opt, const char *cmd, const char *v)
         opt->prune_spec = NULL;
         return 1;
     }
-    FILE *f = fopen(v, "r");
-    if (!f) {
-        fprintf(stderr, "onnx2hls %s: --prune: '%s' is neither a ratio in [0, 1) nor a readable spec file\n",
-                cmd, v);
+    if (passes_check_file(cmd, "--prune (neither a ratio in [0, 1) nor a spec file)", v, &SF_PRUNE_SPEC))
         return -1;
-    }
-    fclose(f);
     opt->prune_spec = v;
     opt->prune_ratio = 0;
     return 1;
@@ -110,12 +118,8 @@ int passes_parse_option(PassOptions *opt, int argc, char **argv, int *i)
     if (!bad && (v = passes_option_value(argc, argv, i, "--dump-after", &bad)))
         return set_dump(opt, cmd, v);
     if ((v = passes_option_value(argc, argv, i, "--prune-calib", &bad))) {
-        FILE *f = fopen(v, "rb");
-        if (!f) {
-            fprintf(stderr, "onnx2hls %s: --prune-calib: cannot read '%s': %s\n", cmd, v, strerror(errno));
+        if (passes_check_file(cmd, "--prune-calib", v, &SF_CALIB))
             return -1;
-        }
-        fclose(f);
         opt->prune_calib = v;
         return 1;
     }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "ir/ir.h"
+#include "ir/sidefile.h"
 
 typedef struct {
     /* selection: comma-separated pass names from the table, "default"
@@ -96,6 +97,10 @@ int passes_parse_option(PassOptions *opt, int argc, char **argv, int *i);
  * a separate value), or NULL when argv[*i] is not --name; *bad is set (and a
  * message printed) when the value is missing. */
 const char *passes_option_value(int argc, char **argv, int *i, const char *name, int *bad);
+/* The file an option names opens, is a regular file and fits its kind's
+ * cap (ir/sidefile.h); 0, or -1 with the message printed for `onnx2hls
+ * CMD FLAG`. */
+int passes_check_file(const char *cmd, const char *flag, const char *path, const SfKind *k);
 /* 1 when any pass option was given (a command may then print before/after). */
 int passes_options_given(const PassOptions *opt);
 /* Help text for the options above, for the commands' usage(). */

@@ -30,6 +30,7 @@
  */
 #include "prune_internal.h"
 #include "ir/escape.h"
+#include "ir/sidefile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -57,6 +58,10 @@ static int spec_line(Spec *s, const char *path, int lineno, char *line, IrDiag *
         *hash = 0;
     char name[256], extra[8];
     double r;
+    if (strcspn(line + strspn(line, " \t"), " \t") >= sizeof name) {
+        diag_error(d, path, NULL, NULL, "line %d: a layer name of more than %zu bytes", lineno, sizeof name - 1);
+        return -1;
+    }
     int k = sscanf(line, "%255s %lf %7s", name, &r, extra);
     if (k <= 0)
         return 0;
@@ -81,16 +86,15 @@ static int spec_line(Spec *s, const char *path, int lineno, char *line, IrDiag *
 
 static int spec_load(Spec *s, const char *path, IrDiag *d)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        diag_error(d, path, NULL, NULL, "cannot read prune spec: %s", strerror(errno));
+    char *text, *cur, *line;
+    size_t len;
+    if (sf_read(path, &SF_PRUNE_SPEC, &text, &len, d))
         return -1;
-    }
-    char line[1024];
     int rc = 0;
-    for (int no = 1; rc == 0 && fgets(line, sizeof line, f); no++)
+    cur = text;
+    for (int no = 1; rc == 0 && (line = sf_next_line(&cur)); no++)
         rc = spec_line(s, path, no, line, d);
-    fclose(f);
+    free(text);
     return rc;
 }
 

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ir/sidefile.h"
+
 /* efficiency of 4 HP masters with sequential 16-beat bursts of reads and
  * writes (UG585, "DDR Efficiency"), taken for the Zynq UltraScale+ and
  * Versal boards too; Alveo U250: 52.2 GB/s measured of 76.8 on its four
@@ -131,34 +133,6 @@ double plan_device_bytes_per_cycle(const PlanDevice *dev, double clock_mhz, doub
 }
 
 /* -------------------------------------------------------- JSON device */
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (n + 1 < cap)
-            break;
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = 0;
-    *len = n;
-    return buf;
-}
 
 typedef enum { F_STR, F_INT, F_NUM, F_DSPKIND } FieldType;
 
@@ -332,13 +306,11 @@ static int device_from_json(const cJSON *root, PlanDevice *dev, const char *path
 int plan_device_load(const char *path, PlanDevice *dev, IrDiag *d)
 {
     size_t len = 0;
-    char *text = slurp(path, &len);
-    if (!text) {
-        diag_error(d, path, NULL, NULL, "cannot read device file: %s", strerror(errno));
+    char *text;
+    if (sf_read(path, &SF_DEVICE_FILE, &text, &len, d))
         return -1;
-    }
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1); /* + the NUL slurp adds */
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1); /* + the NUL sf_read adds */
     if (!root) {
         size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
         diag_error(d, path, NULL, NULL, "device file is not valid JSON (near byte %zu)", at);

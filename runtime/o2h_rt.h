@@ -32,6 +32,7 @@ typedef enum {
     O2H_ERR_LAYOUT = 4,     /* blob made for another model (layout hash) */
     O2H_ERR_CRC = 5,        /* blob corrupted (CRC32 mismatch) */
     O2H_ERR_ARG = 6,        /* bad argument (size mismatch, NULL) */
+    O2H_ERR_NOMEM = 7,      /* out of memory (a heap-allocated arena or pool) */
 } O2hStatus;
 
 const char *o2h_status_str(O2hStatus s);
@@ -220,12 +221,12 @@ void o2h_reduce_f32(int op, int64_t outer, int64_t n, int64_t inner, const float
 /* Blob layout (little-endian):
  *   0  char[8]  magic "O2HBLOB\0"
  *   8  u32      version (O2H_BLOB_VERSION)
- *  12  u32      flags (0)
+ *  12  u32      flags (0; anything else is refused as not a blob of this version)
  *  16  u64      layout hash: FNV-1a 64 over the model's constant layout
  *               (names, dtypes, shapes, offsets), also baked into model.c
  *  24  u64      payload size in bytes
  *  32  u32      CRC32 (IEEE 802.3, as zlib) of the payload
- *  36  u32      reserved (0)
+ *  36  u32      reserved (0, checked like flags)
  *  40  payload  constants, each 64-byte aligned relative to the payload start
  */
 #define O2H_BLOB_MAGIC "O2HBLOB"

@@ -21,6 +21,7 @@ const char *o2h_status_str(O2hStatus s)
     case O2H_ERR_LAYOUT: return "weight blob made for another model (layout hash mismatch)";
     case O2H_ERR_CRC: return "weight blob corrupted (CRC32 mismatch)";
     case O2H_ERR_ARG: return "bad argument";
+    case O2H_ERR_NOMEM: return "out of memory";
     }
     return "unknown status";
 }
@@ -85,6 +86,8 @@ O2hStatus o2h_blob_check(const void *buf, size_t len, uint64_t layout_hash,
         return O2H_ERR_FORMAT;
     if (o2h_le32(b + 8) != O2H_BLOB_VERSION)
         return O2H_ERR_VERSION;
+    if (o2h_le32(b + 12) != 0 || o2h_le32(b + 36) != 0)
+        return O2H_ERR_FORMAT;   /* flags and reserved: 0 in version 1, so a blob using them is not ours */
     if (o2h_le64(b + 16) != layout_hash)
         return O2H_ERR_LAYOUT;
     uint64_t size = o2h_le64(b + 24);

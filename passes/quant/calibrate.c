@@ -13,6 +13,7 @@
  * or, without it, from a fixed pseudo-random generator (with a warning:
  * ranges of random data rarely match real data). */
 #include "quant_internal.h"
+#include "ir/sidefile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -143,35 +144,29 @@ float *pass_calib_read(const IrGraph *g, const char *path, int max, int *n_out, 
         diag_error(d, g->path, NULL, NULL, "calibration inputs need a model with one input of static shape");
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error(d, path, NULL, NULL, "cannot read calibration inputs: %s", strerror(errno));
+    uint64_t bytes = 0;
+    if (sf_check(path, &SF_CALIB, &bytes, d))
+        return NULL;
+    if (size > (int64_t)(SF_CALIB.cap / 4)) {
+        diag_error(d, path, NULL, NULL, "one input of '%s' (%lld float32) is larger than calibration data may be",
+                   g->tensors[g->inputs[0]].name, (long long)size);
         return NULL;
     }
-    fseek(f, 0, SEEK_END);
-    long bytes = ftell(f);
-    fseek(f, 0, SEEK_SET);
     int64_t per = size * 4;
-    if (bytes <= 0 || bytes % per) {
-        fclose(f);
+    if (bytes == 0 || bytes % (uint64_t)per) {
         diag_error(d, path, NULL, NULL,
-                   "size %ld bytes is not a positive multiple of one input of '%s' (%lld float32 = %lld bytes)",
-                   bytes, g->tensors[g->inputs[0]].name, (long long)size, (long long)per);
+                   "size %llu bytes is not a positive multiple of one input of '%s' (%lld float32 = %lld bytes)",
+                   (unsigned long long)bytes, g->tensors[g->inputs[0]].name, (long long)size, (long long)per);
         return NULL;
     }
-    int64_t n = bytes / per;
+    int64_t n = (int64_t)(bytes / (uint64_t)per);
     if (max > 0 && n > max)
         n = max;
-    float *data = malloc((size_t)(n * per));
-    if (!data || fread(data, 1, (size_t)(n * per), f) != (size_t)(n * per)) {
-        fclose(f);
-        free(data);
-        diag_error(d, path, NULL, NULL, "cannot read %lld calibration inputs", (long long)n);
+    char *data;
+    if (sf_read_head(path, &SF_CALIB, (size_t)(n * per), &data, d))
         return NULL;
-    }
-    fclose(f);
     *n_out = (int)n;
-    return data;
+    return (float *)data;
 }
 
 static int read_calib(const IrGraph *g, const QuantOptions *o, int64_t size, CalibSet *cs, IrDiag *d)

@@ -79,23 +79,12 @@ static int set_method(QuantOptions *o, const char *cmd, const char *v)
     return -1;
 }
 
-static int readable(const char *cmd, const char *flag, const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "onnx2hls %s: %s: cannot read '%s': %s\n", cmd, flag, path, strerror(errno));
-        return 0;
-    }
-    fclose(f);
-    return 1;
-}
-
 int pass_quant_parse_option(QuantOptions *o, int argc, char **argv, int *i)
 {
     const char *cmd = argv[0], *v;
     int bad = 0;
     if ((v = passes_option_value(argc, argv, i, "--precision-spec", &bad))) {
-        if (!readable(cmd, "--precision-spec", v))
+        if (passes_check_file(cmd, "--precision-spec", v, &SF_PRECISION_SPEC))
             return -1;
         o->spec = v;
         return 1;
@@ -122,7 +111,7 @@ int pass_quant_parse_option(QuantOptions *o, int argc, char **argv, int *i)
         return 1;
     }
     if (!bad && (v = passes_option_value(argc, argv, i, "--calib", &bad))) {
-        if (!readable(cmd, "--calib", v))
+        if (passes_check_file(cmd, "--calib", v, &SF_CALIB))
             return -1;
         o->calib = v;
         return 1;

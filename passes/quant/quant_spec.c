@@ -8,6 +8,7 @@
  * layer is a warning, not an error, so one spec can serve variants of a
  * model; a bad precision is an error naming the file and line. */
 #include "quant_internal.h"
+#include "ir/sidefile.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -78,14 +79,13 @@ static int split_line(char *s, char **name, char **prec)
 /* '*' lines first (the default), named lines after, in file order */
 static int read_spec(IrGraph *g, const char *path, int pass, IrDiag *d)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        diag_error(d, path, NULL, NULL, "cannot read the precision spec");
+    char *text, *cur, *line;
+    size_t len;
+    if (sf_read(path, &SF_PRECISION_SPEC, &text, &len, d))
         return -1;
-    }
-    char line[1024];
     int ln = 0, rc = 0;
-    while (fgets(line, sizeof line, f)) {
+    cur = text;
+    while ((line = sf_next_line(&cur))) {
         ln++;
         char *name, *ps;
         QuantPrec p;
@@ -104,7 +104,7 @@ static int read_spec(IrGraph *g, const char *path, int pass, IrDiag *d)
         else if (pass == 1 && !star && set_named(g, name, p) == 0)
             diag_warn(d, path, NULL, NULL, "line %d: no layer named '%s'", ln, name);
     }
-    fclose(f);
+    free(text);
     return rc;
 }
 

@@ -77,7 +77,7 @@ printf '{"dsp":64,"bram18k":40,"lut":20000,"dram_gbps":1.6,"clock_mhz":100,"luts
 expect 2 'unknown device key "luts"' plan "$model" --device-file "$tmp/typo.json"
 printf '{"dsp":0,"bram18k":40,"lut":20000,"dram_gbps":1.6,"clock_mhz":100}\n' > "$tmp/zero.json"
 expect 2 "positive" plan "$model" --device-file "$tmp/zero.json"
-expect 2 "cannot read device file" plan "$model" --device-file "$tmp/none.json"
+expect 2 "cannot open the device file" plan "$model" --device-file "$tmp/none.json"
 expect 2 "cannot write" plan "$model" --report "$tmp/no/such/dir/r.html"
 printf 'not an onnx model' > "$tmp/junk.onnx"
 expect 2 "" plan "$tmp/junk.onnx"

@@ -485,7 +485,7 @@ static int compile_model(Ctx *c, const char *model, const char *out, char *why, 
     IrGraph *g = driver_lower_model(model, &(FeOptions){0}, NULL, &d);
     mkdir(out, 0777);
     fmt(host, sizeof host, "%s/host", out);
-    CgHostOptions o = {model, false, NULL};
+    CgHostOptions o = {.model_path = model};
     int rc = g && cg_host_emit(g, &o, host, NULL, &d) == 0 ? 0 : 2;
     for (int i = 0; rc && i < d.n; i++)
         if (d.v[i].level == DIAG_ERROR) {

@@ -198,7 +198,7 @@ static int emit(Net *n, const char *dir, bool embed, CgHostReport *rep)
     IrDiag d;
     diag_init(&d);
     sh("rm -rf '%s'%s", dir, "");
-    CgHostOptions o = {"/models/net.onnx", embed, NULL};
+    CgHostOptions o = {.model_path = "/models/net.onnx", .embed_weights = embed};
     int rc = cg_host_emit(n->g, &o, dir, rep, &d);
     diag_print(&d, stderr);
     diag_free(&d);
@@ -339,7 +339,7 @@ static void test_rejections(void)
     mark_io(g, i, true);
     IrDiag d;
     diag_init(&d);
-    CgHostOptions o = {NULL, false, NULL};
+    CgHostOptions o = {0};
     sh("rm -rf '%s'%s", WORK "/rejected", "");
     CHECK_EQ_INT(cg_host_emit(g, &o, WORK "/rejected", NULL, &d), -1);
     CHECK_EQ_INT(d.n_errors, 4);
@@ -409,7 +409,7 @@ static void test_misc_ops(void)
     mark_io(g, tr, true);
     IrDiag d;
     diag_init(&d);
-    CgHostOptions o = {NULL, false, NULL};
+    CgHostOptions o = {0};
     sh("rm -rf '%s'%s", WORK "/misc", "");
     CHECK_EQ_INT(cg_host_emit(g, &o, WORK "/misc", NULL, &d), 0);
     diag_print(&d, stderr);

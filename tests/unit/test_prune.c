@@ -335,7 +335,7 @@ static void test_spec_errors(void)
     o.prune_spec = "/nonexistent/prune.spec";
     diag_init(&d);
     CHECK_EQ_INT(passes_run(g, &o, &d), -1);
-    CHECK(diag_contains(&d, "cannot read prune spec"));
+    CHECK(diag_contains(&d, "cannot open the prune spec"));
     diag_free(&d);
     remove(write_spec(""));
     ir_graph_free(g);

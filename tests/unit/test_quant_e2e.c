@@ -81,7 +81,7 @@ static int run_host(IrGraph *g, const char *name, const char *in, float *y, size
         return -1;
     IrDiag d;
     diag_init(&d);
-    CgHostOptions ho = {"sample", false, NULL};
+    CgHostOptions ho = {.model_path = "sample"};
     int rc = cg_host_emit(g, &ho, dir, NULL, &d);
     diag_print(&d, stderr);
     diag_free(&d);

@@ -63,6 +63,13 @@ static void test_blob_check(void)
     put32(b + 8, O2H_BLOB_VERSION + 1);
     CHECK_EQ_INT(o2h_blob_check(b, len, h, 1000, &payload), O2H_ERR_VERSION);
     put32(b + 8, O2H_BLOB_VERSION);
+    put32(b + 12, 1);   /* flags */
+    CHECK_EQ_INT(o2h_blob_check(b, len, h, 1000, &payload), O2H_ERR_FORMAT);
+    put32(b + 12, 0);
+    put32(b + 36, 0x80000000u);   /* reserved */
+    CHECK_EQ_INT(o2h_blob_check(b, len, h, 1000, &payload), O2H_ERR_FORMAT);
+    put32(b + 36, 0);
+    CHECK_EQ_INT(o2h_blob_check(b, len, h, 1000, &payload), O2H_OK);
     b[0] = 'X';
     CHECK_EQ_INT(o2h_blob_check(b, len, h, 1000, &payload), O2H_ERR_FORMAT);
     b[0] = 'O';
