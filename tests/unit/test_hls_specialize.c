@@ -10,6 +10,7 @@
  * a 1 MB value; declarations under `#if` on a parameter renamed in the
  * branch the values select. */
 #include "check.h"
+#include "test_file.h"
 #include "codegen/hls_specialize.h"
 
 #include <stdio.h>
@@ -21,25 +22,6 @@
 #define WORK BINARY_DIR "/test_hls_specialize"
 
 static const char *const incs[] = {DATA "/common"};
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s)
-        s[n] = 0;
-    fclose(f);
-    return s;
-}
 
 static int spit(const char *path, const char *s)
 {
@@ -74,7 +56,7 @@ static void test_golden(void)
     CgHlsSpecRequest rq = small_request(p, 4, "e3");
     IrDiag d;
     char *out = run(&rq, &d);
-    char *want = slurp(DATA "/small.e3.expected");
+    char *want = test_read_file(DATA "/small.e3.expected", NULL);
     CHECK(out && want);
     CHECK_EQ_INT(d.n_errors, 0);
     if (out && want && strcmp(out, want)) {
@@ -157,7 +139,7 @@ static void test_two_instances(void)
     const char *cmd = "cc -std=c11 -Wall -Wextra -Werror -Wno-unknown-pragmas -I" DATA "/common -o " WORK
                       "/two " WORK "/a.c " WORK "/b.c " DATA "/two_main.c && " WORK "/two > " WORK "/two.out";
     CHECK_EQ_INT(system(cmd), 0);
-    char *got = slurp(WORK "/two.out");
+    char *got = test_read_file(WORK "/two.out", NULL);
     /* a: acc[i] = (2 rom[i] + N) >> SHIFT; lo = acc[0] + 1 + rom[0] + N + 2 + 10 * 3 */
     CHECK_MSG(got && !strcmp(got, "41 6 79 168 1\n"), "got %s", got ? got : "(nothing)");
     free(got);
@@ -175,7 +157,7 @@ static void test_long_value(void)
     char n[16];
     snprintf(n, sizeof n, "%d", N);
     char *out = instance("big", n, rom, "1");
-    char *tmpl = slurp(DATA "/small.c");
+    char *tmpl = test_read_file(DATA "/small.c", NULL);
     CHECK(out && tmpl && strlen(rom) > 900000);
     if (out && tmpl) {
         const char *at = strstr(out, "#define O2H_P_ROM ");
