@@ -252,7 +252,8 @@ static void rom_def8(FILE *f, const char *name, const int8_t *v, int n)
  * one translation unit, unity.c, each included and its macros undefined
  * after it (the specializer has compiled each alone already, and one
  * compiler run for all keeps the test fast); a template used as it is
- * stays a file of its own. */
+ * stays a file of its own, and so does a SEML instance (the inline bodies
+ * of o2h_seml.h take the includer's beat, as each Vitis compile unit does). */
 
 typedef struct {
     char name[16];          /* <name>.* files; the instances' symbol prefix */
@@ -391,7 +392,7 @@ static int instance(Prog *pg, const char *tpl, const char *prefix, const Params 
     char path[600], file[64];
     snprintf(path, sizeof path, TPL "/%s.c", tpl);
     const char *incs[] = {pg->dir, TPL "/common", TPL, SOURCE_DIR "/runtime"};
-    CgHlsSpecRequest rq = {path, incs, 4, NULL, 0, ps->v, ps->n, prefix, prefix};
+    CgHlsSpecRequest rq = {path, incs, 4, NULL, 0, ps->v, ps->n, prefix, prefix, false};
     IrDiag d;
     diag_init(&d);
     clock_t t0 = clock();
@@ -405,6 +406,12 @@ static int instance(Prog *pg, const char *tpl, const char *prefix, const Params 
         return -1;
     snprintf(file, sizeof file, "%s_%s.c", prefix, tpl);
     spit(pg->dir, file, s, strlen(s));
+    if (!strncmp(tpl, "seml_", 5)) {   /* o2h_seml.h's bodies read the includer's O2H_SEML_BEAT: one unit each */
+        prog_source(pg, file);
+        free(s);
+        count_run(tpl);
+        return 0;
+    }
     fprintf(pg->unity, "#include \"%s\"\n", file);
     for (const char *at = s; (at = strstr(at, "#define ")) != NULL; at++) {
         at += 8;
@@ -1414,10 +1421,10 @@ static void pool_random(PoolCase *c, int cls)
         rnd_window(&w, 4, 3, one_in(3) ? 2 : 1);
         p->H = w.H, p->W = w.W, p->KH = w.KH, p->KW = w.KW, p->SH = w.SH, p->SW = w.SW, p->DH = w.DH, p->DW = w.DW;
         p->PT = w.PT, p->PL = w.PL, p->PB = w.PB, p->PR = w.PR;
-        if (q->ceil) {   /* strides and sizes that leave a partial last window, mostly */
-            int eh = (p->KH - 1) * p->DH + 1, ew = (p->KW - 1) * p->DW + 1;
-            p->SH = rnd(2, 3), p->SW = rnd(2, 3), p->H = rnd(eh, eh + 7), p->W = rnd(ew, ew + 7);
-            p->PB = rnd(0, eh > 1), p->PR = rnd(0, ew > 1);
+        if (q->ceil) {   /* windows and strides that leave a partial last window, mostly */
+            p->KH = rnd(2, 4), p->KW = rnd(2, 4), p->SH = rnd(2, p->KH), p->SW = rnd(2, p->KW), p->DH = p->DW = 1;
+            p->H = rnd(p->KH, p->KH + 7), p->W = rnd(p->KW, p->KW + 7);
+            p->PT = rnd(0, 1), p->PL = rnd(0, 1), p->PB = rnd(0, 1), p->PR = rnd(0, 1);
         }
     }
     pool_consts(q);
@@ -1808,6 +1815,7 @@ typedef struct {
     int64_t n_wimg;
     int32_t *desc;              /* [n_desc][O2H_DESC_WORDS] */
     int n_desc;
+    int64_t max_bands, max_tiles, max_k;   /* LOOP_TRIPCOUNT maxima over the descriptors */
     Run *r;
 } Seml;
 
@@ -1899,6 +1907,9 @@ static int32_t *seml_desc(Seml *s, const PlanSemlLayer *l, int64_t rows, const c
     d[O2H_D_BAND_ROWS] = (int32_t)rows;
     d[O2H_D_NBANDS] = (int32_t)((last + rows - 1) / rows);
     put_geom(d, &l->g);
+    s->max_bands = imax(s->max_bands, d[O2H_D_NBANDS]);
+    s->max_tiles = imax(s->max_tiles, cdiv(l->g.f, s->e.pa));
+    s->max_k = imax(s->max_k, imax(l->g.kh, l->g.kw));
     char name[256];
     snprintf(name, sizeof name, "descriptor %d (%.180s, %lld-row bands)", s->n_desc - 1, what, (long long)rows);
     int64_t cyc = plan_ln_seml_layer(l, &s->e, rows);
@@ -2085,9 +2096,10 @@ static void seml_conv_run(Prog *pg, int keep)
         conv_free(&q);
     }
     Params ps = {0};
-    const char *names[] = {"PA", "PB", "PP", "MAX_B", "IBUF", "OBUF", "BEAT", "MAX_IT"};
-    const int64_t v[] = {s.e.pa, s.e.pb, s.e.pp, max_b, s.e.ibuf, s.e.obuf, s.e.beat, max_it};
-    for (int i = 0; i < 8; i++)
+    const char *names[] = {"PA", "PB", "PP", "MAX_B", "IBUF", "OBUF", "BEAT", "MAX_IT", "MAX_BANDS", "MAX_TILES"};
+    const int64_t v[] = {s.e.pa, s.e.pb, s.e.pp, max_b, s.e.ibuf, s.e.obuf, s.e.beat, max_it,
+                         imax(s.max_bands, 1), imax(s.max_tiles, 1)};
+    for (int i = 0; i < 10; i++)
         par(&ps, names[i], v[i]);
     seml_finish(pg, &s, "conv_layer", &ps, keep);
 }
@@ -2232,9 +2244,10 @@ static void seml_dw_run(Prog *pg, int keep)
     for (int n = 0, tries = 0; n < 6 && tries < 200; tries++)
         n += seml_dw_random(&s, &u) == 0;
     Params ps = {0};
-    const char *names[] = {"PA", "PB", "PP", "MAX_C", "MAX_KK", "IBUF", "OBUF", "BEAT", "MAX_IT"};
-    const int64_t v[] = {s.e.pa, s.e.pb, s.e.pp, u.max_c, u.max_kk, s.e.ibuf, s.e.obuf, s.e.beat, u.max_it};
-    for (int i = 0; i < 9; i++)
+    const char *names[] = {"PA", "PB", "PP", "MAX_C", "MAX_KK", "IBUF", "OBUF", "BEAT", "MAX_IT", "MAX_K", "MAX_BANDS"};
+    const int64_t v[] = {s.e.pa, s.e.pb, s.e.pp, u.max_c, u.max_kk, s.e.ibuf, s.e.obuf, s.e.beat, u.max_it,
+                         imax(s.max_k, 1), imax(s.max_bands, 1)};
+    for (int i = 0; i < 11; i++)
         par(&ps, names[i], v[i]);
     seml_finish(pg, &s, "dw_layer", &ps, keep);
 }
@@ -2384,9 +2397,9 @@ static void seml_elt_run(Prog *pg, int keep)
         n += seml_elt_layer(&s, &q, max_c, &max_it) == 0;
     }
     Params ps = {0};
-    const char *names[] = {"PA", "PP", "MAX_C", "BUF", "BEAT", "MAX_IT"};
-    const int64_t v[] = {s.e.pa, s.e.pp, max_c, s.e.ibuf, s.e.beat, max_it};
-    for (int i = 0; i < 6; i++)
+    const char *names[] = {"PA", "PP", "MAX_C", "BUF", "BEAT", "MAX_IT", "MAX_BANDS"};
+    const int64_t v[] = {s.e.pa, s.e.pp, max_c, s.e.ibuf, s.e.beat, max_it, imax(s.max_bands, 1)};
+    for (int i = 0; i < 7; i++)
         par(&ps, names[i], v[i]);
     seml_finish(pg, &s, "eltwise_layer", &ps, keep);
 }
