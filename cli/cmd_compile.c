@@ -228,7 +228,8 @@ static int parse_args(int argc, char **argv, CompileArgs *a)
                 return -1;
             }
         } else if (!strcmp(s, "--tb-input")) {
-            if (!(a->tb_input = cli_value(argc, argv, &i)))
+            if (!(a->tb_input = cli_value(argc, argv, &i)) ||
+                passes_check_file("compile", "--tb-input", a->tb_input, &SF_TB_INPUT))
                 return -1;
         } else if (!strcmp(s, "--embed-weights")) {
             a->embed = true;

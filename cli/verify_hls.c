@@ -21,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ir/sidefile.h"
+
 #define LOGBUF 4600
 
 static int make_targets(const char *dir, const char *log, char *const *targets)
@@ -44,19 +46,28 @@ static long long file_size(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (long long)st.st_size : -1;
 }
 
-/* images per input file; -1 (message printed) when the files disagree */
+/* images per input file (each a regular file within the tensor-data cap);
+ * -1 (message printed) when a file is refused or the files disagree */
 static long long count_images(const CliVerifyHls *v, char **files, int n)
 {
     long long images = -1;
-    for (int i = 0; i < n; i++) {
-        long long sz = file_size(files[i]), per = v->in_bytes[i];
-        if (sz <= 0 || per <= 0 || sz % per || (images >= 0 && sz / per != images)) {
-            fprintf(stderr, "onnx2hls verify: %s: %lld bytes is not a whole number of images of %lld bytes%s\n",
-                    files[i], sz, per, images >= 0 ? " (or not as many as the other inputs)" : "");
-            return -1;
-        }
-        images = sz / per;
+    IrDiag d;
+    diag_init(&d);
+    for (int i = 0; i < n && d.n_errors == 0; i++) {
+        uint64_t sz = 0;
+        long long per = v->in_bytes[i];
+        if (sf_check(files[i], &SF_TENSOR_DATA, &sz, &d))
+            break;
+        if (sz == 0 || per <= 0 || sz % (uint64_t)per || (images >= 0 && (long long)(sz / (uint64_t)per) != images))
+            diag_error(&d, files[i], NULL, NULL, "%llu bytes is not a whole number of images of %lld bytes%s",
+                       (unsigned long long)sz, per, images >= 0 ? " (or not as many as the other inputs)" : "");
+        else
+            images = (long long)(sz / (uint64_t)per);
     }
+    diag_print(&d, stderr);
+    if (d.n_errors)
+        images = -1;
+    diag_free(&d);
     return images;
 }
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ir/sidefile.h"
+
 void *lint_realloc(void *p, size_t n)
 {
     p = realloc(p, n ? n : 1);
@@ -248,16 +250,19 @@ static void scan_dir(const char *dir, StrList *out)
     closedir(d);
 }
 
-/* syn.file= and syn.top= of dir/hls_config.cfg; 0 if there is none */
-static int read_cfg(const char *dir, StrList *files, char **top)
+/* syn.file= and syn.top= of dir/hls_config.cfg; 0 if there is none, -1
+ * (on d) if it is refused */
+static int read_cfg(const char *dir, StrList *files, char **top, IrDiag *d)
 {
-    char p[4096], line[4096];
+    char p[4096], *text, *cur, *line;
+    size_t len;
+    struct stat st;
     join(p, sizeof p, dir, "hls_config.cfg");
-    FILE *f = fopen(p, "r");
-    if (!f)
+    if (lstat(p, &st))
         return 0;
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = 0;
+    if (sf_read(p, &SF_HLS_CFG, &text, &len, d))
+        return -1;
+    for (cur = text; (line = sf_next_line(&cur));) {
         char *v = strchr(line, '=');
         if (!v)
             continue;
@@ -273,7 +278,7 @@ static int read_cfg(const char *dir, StrList *files, char **top)
             *top = lint_strdup(v);
         }
     }
-    fclose(f);
+    free(text);
     return 1;
 }
 
@@ -282,7 +287,10 @@ static int collect(const char *path, StrList *files, StrList *incs, char **cfg_t
 {
     char p[4096];
     if (is_dir(path)) {
-        if (!read_cfg(path, files, cfg_top))
+        int cfg = read_cfg(path, files, cfg_top, d);
+        if (cfg < 0)
+            return -1;
+        if (!cfg)
             scan_dir(path, files);
         join(p, sizeof p, path, "common");
         if (is_dir(p))
@@ -314,10 +322,16 @@ static int collect(const char *path, StrList *files, StrList *incs, char **cfg_t
 
 /* --------------------------------------------------------------- run */
 
+/* The file is read here, bounded (ir/sidefile.h: a regular file, at most
+ * 16 MiB, no NUL byte), and handed to libclang as its contents. */
 static int lint_one(Lint *L, CXIndex idx, const HcArgv *a, const char *path, IrDiag *d)
 {
-    char *why = NULL;
-    L->tu = hc_parse(idx, path, a, NULL, 0, true, &why);
+    char *why = NULL, *text;
+    size_t len;
+    if (sf_read(path, &SF_C_SOURCE, &text, &len, d))
+        return -1;
+    L->tu = hc_parse(idx, path, a, text, len, true, &why);
+    free(text);
     char *diags = L->tu ? hc_diagnostics(L->tu, CXDiagnostic_Error) : NULL;
     if (!L->tu || diags) {
         diag_error(d, path, NULL, NULL, "does not parse (as Vitis HLS sees it, with __SYNTHESIS__): %s",

@@ -16,6 +16,7 @@
 #include "hls_internal.h"
 
 #include "ir/escape.h"
+#include "ir/sidefile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,27 +61,33 @@ static void pseudo_random(float *x, int64_t n)
     }
 }
 
+/* the first total floats of --tb-input (a regular file within its cap,
+ * holding at least one image: a file of several gives the first) */
+static float *tb_read(CgAccel *a, const char *path, int64_t total)
+{
+    uint64_t size = 0, want = sizeof(float) * (uint64_t)total;
+    char *data = NULL;
+    if (sf_check(path, &SF_TB_INPUT, &size, a->diag))
+        return NULL;
+    if (size < want)
+        diag_error(a->diag, path, NULL, NULL, "the testbench input is %llu bytes; one image is %lld float32 (%llu bytes)",
+                   (unsigned long long)size, (long long)total, (unsigned long long)want);
+    else
+        sf_read_head(path, &SF_TB_INPUT, (size_t)want, &data, a->diag);
+    return (float *)data;
+}
+
 static float *tb_input(CgAccel *a, const CgHlsOptions *o, int64_t total)
 {
+    if (o->tb_input_path && !o->tb_input)
+        return tb_read(a, o->tb_input_path, total);
     float *x = malloc(sizeof(float) * (size_t)(total > 0 ? total : 1));
     if (!x)
         abort();
-    if (o->tb_input) {
+    if (o->tb_input)
         memcpy(x, o->tb_input, sizeof(float) * (size_t)total);
-    } else if (o->tb_input_path) {
-        FILE *f = fopen(o->tb_input_path, "rb");
-        size_t got = f ? fread(x, sizeof(float), (size_t)total, f) : 0;
-        if (f)
-            fclose(f);
-        if (got != (size_t)total) {
-            diag_error(a->diag, o->tb_input_path, NULL, NULL, "needs %lld float32 values for the testbench input",
-                       (long long)total);
-            free(x);
-            return NULL;
-        }
-    } else {
+    else
         pseudo_random(x, total);
-    }
     return x;
 }
 

@@ -20,6 +20,9 @@ const SfKind SF_CALIB = {"calibration data", 2048 * MiB, false};
 const SfKind SF_BIND = {"bound input", 256 * MiB, false};
 const SfKind SF_MODEL_JSON = {"model.json", 64 * MiB, true};
 const SfKind SF_TENSOR_DATA = {"tensor data", 4096 * MiB, false};
+const SfKind SF_TB_INPUT = {"testbench input", 4096 * MiB, false};
+const SfKind SF_C_SOURCE = {"C source file", 16 * MiB, true};
+const SfKind SF_HLS_CFG = {"hls_config.cfg", 1 * MiB, true};
 
 static const char *human(uint64_t n, char *buf, size_t len)
 {

@@ -32,6 +32,9 @@ extern const SfKind SF_CALIB;            /* --calib raw float32, 2 GiB */
 extern const SfKind SF_BIND;             /* --bind NAME=FILE, raw or TensorProto, 256 MiB */
 extern const SfKind SF_MODEL_JSON;       /* verify's OUT/host/model.json, 64 MiB */
 extern const SfKind SF_TENSOR_DATA;      /* verify --input / --reference, checked against the exact size */
+extern const SfKind SF_TB_INPUT;         /* compile --tb-input float32, 4 GiB */
+extern const SfKind SF_C_SOURCE;         /* a C file given to `lint`, 16 MiB text */
+extern const SfKind SF_HLS_CFG;          /* hls_config.cfg of a folder given to `lint`, 1 MiB text */
 
 /* The whole file into a malloc'd buffer with a NUL after it (*len
  * excludes it). 0 ok; -1 with an error on d naming path and the reason

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_deterministic.sh - the same model and options give the same bytes:
 # every file compile writes (host program, weights, model.json, plan.json,
-# report.html, QDQ and float ONNX exports), float and int8, with weights
+# report.html, QDQ and float ONNX exports, OUT/hls: accelerator, testbench,
+# project files), float and int8, with weights
 # in a blob or in C, compiled twice into differently named folders, is
 # compared byte for byte; so is `plan --json`. Run times only appear with
 # --timings.
@@ -33,6 +34,11 @@ s=$src/samples
 twice mobilenet "$s/mobilenet_tiny.onnx" --emit host,report,onnx
 twice resnet_int8 "$s/resnet_tiny.onnx" --emit host,report,qdq --precision int8 --calib "$s/resnet_tiny.in.f32"
 twice effnet_embed "$s/effnet_tiny.onnx" --embed-weights --target ultra96v2
+twice resnet_hls "$s/resnet_tiny.onnx" --precision int8 --calib "$s/resnet_tiny.in.f32"
+[ -f "$tmp/resnet_hls.first/hls/top/o2h_top.c" ] && [ -f "$tmp/resnet_hls.first/hls/tb/tb_data.h" ] && ok ||
+  bad "an integer compile's OUT/hls (accelerator and testbench) is among the files compared"
+twice mobilenet_hls_tb "$s/mobilenet_tiny.onnx" --precision int8 --calib "$s/mobilenet_tiny.in.f32" --emit hls --plan seml \
+  --tb-input "$s/mobilenet_tiny.in.f32"
 twice bn_dfxp "$s/mobilenet_tiny_bn.onnx" --precision dfxp8 --calib "$s/mobilenet_tiny_bn.in.f32" --prune 0.25
 
 "$o2h" plan "$s/mobilenet_tiny.onnx" --json > "$tmp/p1.json" && "$o2h" plan "$s/mobilenet_tiny.onnx" --json > "$tmp/p2.json" &&

@@ -2,7 +2,8 @@
 # test_hostile_files.sh - files named on the command line and folders a
 # compile leaves are input too:
 #  - side files (--device-file, --precision-spec, --prune, --calib,
-#    --prune-calib, verify --reference/--input): /dev/zero, a FIFO, a file
+#    --prune-calib, --tb-input, verify --reference/--input, verify --hls
+#    --input, the lint's C files and hls_config.cfg): /dev/zero, a FIFO, a file
 #    over its kind's cap, NUL bytes in a text kind -> exit 2 and a message
 #    naming the file, never a hang (every command runs under a timeout);
 #  - verify's model.json tampered (huge, negative, fractional dims, rank 9)
@@ -50,7 +51,24 @@ expect 2 "the prune spec holds a NUL byte" "$o2h" compile "$m" -o "$tmp/o" --pru
 expect 2 "the prune spec holds a NUL byte" "$o2h" compile "$m" -o "$tmp/o" --prune "$tmp/zeros"
 expect 2 "the calibration data is not a regular file" "$o2h" compile "$m" -o "$tmp/o" --precision int8 --calib /dev/zero
 expect 2 "the calibration data is not a regular file" "$o2h" compile "$m" -o "$tmp/o" --prune 0.2 --prune-calib "$tmp/fifo"
+expect 2 "the testbench input is not a regular file" "$o2h" compile "$m" -o "$tmp/o" --precision int8 --tb-input /dev/zero
+expect 2 "the testbench input is not a regular file" "$o2h" compile "$m" -o "$tmp/o" --precision int8 --tb-input "$tmp/fifo"
+expect 2 "the testbench input is 4096 bytes; one image is 3072 float32" "$o2h" compile "$m" -o "$tmp/o" --precision int8 --emit hls --tb-input "$tmp/zeros"
 [ ! -e "$tmp/o" ] && ok || bad "refused side files leave no OUT"
+# the lint's files: the C file and a folder's hls_config.cfg
+printf 'void f(int *a) { a[0] = 1; }\n' > "$tmp/ok.c"
+if "$o2h" lint "$tmp/ok.c" > /dev/null 2>&1; then
+  printf 'void f(void) {}\n\0\n' > "$tmp/nul.c"
+  expect 2 "the C source file is not a regular file" "$o2h" lint "$tmp/fifo"
+  expect 2 "the C source file is not a regular file" "$o2h" lint /dev/zero
+  expect 2 "nul.c: error: the C source file holds a NUL byte" "$o2h" lint "$tmp/nul.c"
+  mkdir "$tmp/ld" && cp "$tmp/ok.c" "$tmp/ld/" && printf 'syn.file=ok.c\n\0' > "$tmp/ld/hls_config.cfg"
+  expect 2 "the hls_config.cfg holds a NUL byte" "$o2h" lint "$tmp/ld"
+  rm "$tmp/ld/hls_config.cfg" && mkfifo "$tmp/ld/hls_config.cfg"
+  expect 2 "the hls_config.cfg is not a regular file" "$o2h" lint "$tmp/ld"
+else
+  echo "note: the lint does not run here (no libclang); its file checks skipped"
+fi
 expect 2 "the model file\|not a regular file" "$o2h" inspect "$tmp/fifo"
 
 # ------------------------------------------------------------------ verify
@@ -58,6 +76,10 @@ expect 2 "the model file\|not a regular file" "$o2h" inspect "$tmp/fifo"
 expect 2 "the tensor data is not a regular file" "$o2h" verify "$tmp/v" --input "$s/mobilenet_tiny.in.f32" --reference /dev/zero
 expect 2 "4096 bytes, but output .gemm_88_out. (float32, 10 values) needs 40" "$o2h" verify "$tmp/v" --input "$s/mobilenet_tiny.in.f32" --reference "$tmp/zeros"
 expect 2 "the tensor data is not a regular file" "$o2h" verify "$tmp/v" --input "$tmp/fifo" --reference "$s/mobilenet_tiny.ref.f32"
+"$o2h" compile "$m" -o "$tmp/vh" -q --precision int8 --calib "$s/mobilenet_tiny.in.f32" --emit host,hls && ok || bad "compile int8 with hls for verify --hls"
+expect 2 "the tensor data is not a regular file" "$o2h" verify "$tmp/vh" --hls --input "$tmp/fifo"
+expect 2 "the tensor data is not a regular file" "$o2h" verify "$tmp/vh" --hls --input /dev/zero
+expect 2 "zeros: error: 4096 bytes is not a whole number of images of 12288 bytes" "$o2h" verify "$tmp/vh" --hls --input "$tmp/zeros"
 cp "$tmp/v/host/model.json" "$tmp/model.json"
 tamper() { # python expression over j, then the expected message
   python3 - "$tmp/model.json" "$tmp/v/host/model.json" "$1" <<'PY'
