@@ -31,12 +31,21 @@
 static void compile_usage(FILE *f)
 {
     fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host,report,hls,qdq,onnx] [--plan hybrid|seml|sesl] [--input-shape NAME=1,3,224,224]...\n"
-               "                        [--embed-weights] [--heap-arena] [--quiet] [plan options] [pass options]\n"
+               "                        [--tb-input X.f32] [--embed-weights] [--heap-arena] [--quiet] [plan options] [pass options]\n"
                "  -o OUT           output folder; the host program goes to OUT/host\n"
-               "  --emit LIST      what to generate, comma separated (default host,report):\n"
+               "  --emit LIST      what to generate, comma separated (default host,report, and\n"
+               "                   hls with an integer --precision):\n"
                "                   host (OUT/host), report (OUT/plan.json and OUT/report.html:\n"
-               "                   the hybrid plan for --target), qdq (OUT/model.qdq.onnx),\n"
-               "                   onnx (OUT/model.onnx: the pruned float model, same names)\n"
+               "                   the hybrid plan for --target), hls (OUT/hls: the accelerator's\n"
+               "                   HLS C, testbench and Vitis HLS project; integer precisions),\n"
+               "                   qdq (OUT/model.qdq.onnx), onnx (OUT/model.onnx: the pruned\n"
+               "                   float model, same names)\n"
+               "  --plan DESIGN    the design OUT/hls implements: hybrid (default, the planner's\n"
+               "                   choice for --objective), seml (reusable engines only) or sesl\n"
+               "                   (one engine per layer, where it fits)\n"
+               "  --tb-input FILE  the input the testbench's golden vectors are computed on\n"
+               "                   (raw float32, its first image; default: a fixed pseudo-random\n"
+               "                   input)\n"
                "  --input-shape    bind the dims of a graph input (needed for dynamic dims)\n"
                "  --embed-weights  weights as const C arrays (weights.c) instead of weights.bin,\n"
                "                   for targets without a file system\n"
@@ -44,7 +53,7 @@ static void compile_usage(FILE *f)
                "                   malloc once in model_init instead of static storage (needed\n"
                "                   when they pass the 1 GiB a static program may hold)\n"
                "  --quiet          no summary on stdout\n");
-    fprintf(f, "plan options (for --emit report):\n");
+    fprintf(f, "plan options (for --emit report and hls):\n");
     cli_plan_usage(f);
     passes_usage(f);
     pass_quant_usage(f);

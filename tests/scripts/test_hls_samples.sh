@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test_hls_samples.sh - the accelerator end to end on every sample: compile
 # with --precision int8 for each design (SEML-only, the planner's hybrid,
-# SESL-only where it fits), then build OUT/hls's C simulation three ways -
-# gcc C99, g++ (C++ semantics, as Vitis compiles), and gcc with ASan+UBSan -
-# and require that every tensor the accelerator holds equals the host int8
+# SESL-only where it fits) and the hybrid at dfxp8, then build OUT/hls's C
+# simulation with gcc (C99) - and, for the hybrid (every SESL and SEML
+# template) also with g++ (C++ semantics, as Vitis compiles) and for the
+# hybrid and SEML-only with gcc and ASan+UBSan - and require that every tensor the accelerator holds equals the host int8
 # arithmetic byte for byte, and that every layer's counted cycles are
 # within 10% of the plan's (cycles.json).
 # usage: test_hls_samples.sh ONNX2HLS SOURCE_DIR BUILD_DIR
@@ -38,9 +39,10 @@ n=0
 for model in "$src"/samples/*.onnx; do
     s=$(basename "$model" .onnx)
     [ -f "$src/samples/$s.in.f32" ] || continue
-    for design in seml hybrid sesl; do
-        name=$s.$design out=$work/$s.$design
-        if ! "$bin" compile "$model" -o "$out" --precision int8 --calib "$src/samples/$s.in.f32" --plan "$design" \
+    for design in seml hybrid sesl hybrid.dfxp8; do
+        name=$s.$design out=$work/$s.$design prec=int8
+        [ "$design" = hybrid.dfxp8 ] && design=hybrid prec=dfxp8
+        if ! "$bin" compile "$model" -o "$out" --precision $prec --calib "$src/samples/$s.in.f32" --plan "$design" \
             --emit hls --quiet > "$work/$name.compile.log" 2>&1; then
             if [ "$design" = sesl ] && grep -q "does not fit" "$work/$name.compile.log"; then
                 ok "$name: SESL-only does not fit (reported)"
@@ -52,7 +54,8 @@ for model in "$src"/samples/*.onnx; do
         csim "$out/hls" "$name" gcc csim
         if cycles_agree "$out/hls/cycles.json"; then ok "$name: cycles within 10% of the plan"
         else bad "$name: cycles differ from the plan ($out/hls/cycles.json)"; fi
-        csim "$out/hls" "$name" g++ csim-cxx
+        [ "$name" = "$s.hybrid" ] && csim "$out/hls" "$name" g++ csim-cxx
+        [ "$prec" = int8 ] && [ "$design" != sesl ] || continue
         make -C "$out/hls" clean > /dev/null
         csim "$out/hls" "$name" asan-ubsan csim \
             CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
