@@ -366,23 +366,46 @@ static int write_hls(CompileArgs *a, IrGraph *g, const char *tmp, IrDiag *d)
     return rc;
 }
 
+/* Messages about files under the temporary folder name them where they will
+ * be (OUT/...), or where they would have been. */
+static void diag_rename_dir(IrDiag *d, int from, const char *tmp, const char *out)
+{
+    size_t n = strlen(tmp);
+    for (int i = from; i < d->n; i++) {
+        char *f = d->v[i].file;
+        if (!f || strncmp(f, tmp, n) || (f[n] && f[n] != '/'))
+            continue;
+        char *r = malloc(strlen(out) + strlen(f + n) + 1);
+        if (!r)
+            abort();
+        strcpy(r, out);
+        strcat(r, f + n);
+        free(f);
+        d->v[i].file = r;
+    }
+}
+
 /* The accelerator comes by default with an integer precision; when it was not
  * asked for by name, a model the engines cannot run (16-bit layers, say)
  * still compiles, with one warning naming the first layer instead. */
 static int emit_hls(CompileArgs *a, IrGraph *g, const char *tmp, IrDiag *d)
 {
-    if (a->hls == 1)
-        return write_hls(a, g, tmp, d);
+    if (a->hls == 1) {
+        int from = d->n, rc = write_hls(a, g, tmp, d);
+        diag_rename_dir(d, from, tmp, a->out);
+        return rc;
+    }
     IrDiag hd;
     diag_init(&hd);
     int rc = write_hls(a, g, tmp, &hd);
+    diag_rename_dir(&hd, 0, tmp, a->out);
     const DiagEntry *e = NULL;
     for (int i = 0; i < hd.n && !e; i++)
         e = hd.v[i].level == DIAG_ERROR ? &hd.v[i] : NULL;
     if (rc && e)
         diag_add(d, DIAG_WARNING, e->file, e->node, e->op,
-                 "no OUT/hls (%d layer%s the engines cannot run; --emit hls lists them): %s", hd.n_errors,
-                 hd.n_errors == 1 ? "" : "s", e->msg);
+                 "no OUT/hls (%d error%s; --emit hls lists them): %s", hd.n_errors, hd.n_errors == 1 ? "" : "s",
+                 e->msg);
     diag_free(&hd);
     if (rc)
         a->hls = -1;

@@ -155,9 +155,9 @@ static void pool_windowed(const int8_t in[P_OUT][XW], int8_t out[P_OUT][O2H_P_C]
 #else
 static void pool_global(const int8_t in[P_IN][O2H_P_C], int8_t out[1][O2H_P_C])
 {
-    int32_t acc[O2H_P_C];
+    int32_t acc[NC * O2H_P_PA];   /* padded to whole channel tiles: PA banks of one depth */
 #pragma HLS ARRAY_PARTITION variable=acc cyclic factor=O2H_P_PA
-    for (int i = 0; i < O2H_P_C; i++)
+    for (int i = 0; i < NC * O2H_P_PA; i++)
         acc[i] = IS_MAX ? -128 : 0;
     int p = 0, c = 0;
     O2H_LOOP_ENTER(pool_cycles, O2H_DEPTH_POOL(1));

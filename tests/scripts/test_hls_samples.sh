@@ -79,4 +79,17 @@ printf '\x55' | dd of="$out/hls/desc/o2h_wimg.bin" bs=1 seek=100 conv=notrunc 2>
 [ $? = 1 ] && ok "$s: a changed weight fails verify --hls" || bad "$s: verify --hls missed a changed weight"
 "$bin" verify "$work/nothing" --hls > /dev/null 2>&1
 [ $? = 2 ] && ok "verify --hls of a folder without a program: exit 2" || bad "verify --hls of a missing folder"
+# a trained CNN on its test set, when ../shared is there: every image of the
+# digits test set through the accelerator's simulations equals the host int8
+shared=$src/../shared/models
+if [ -f "$shared/digits_cnn.onnx" ]; then
+    out=$work/digits
+    "$bin" compile "$shared/digits_cnn.onnx" -o "$out" --precision int8 --calib "$shared/digits_calib_x.f32" --quiet \
+        > "$work/digits.compile.log" 2>&1 || { bad "digits_cnn: compile"; cat "$work/digits.compile.log"; }
+    "$bin" verify "$out" --hls --input "$shared/digits_test_x.f32" > "$work/digits.verify.log" 2>&1
+    if grep -q "400 of 400 image" "$work/digits.verify.log"; then ok "digits_cnn: 400 test images bit-exact"
+    else bad "digits_cnn: verify --hls on the test set"; tail -5 "$work/digits.verify.log"; fi
+else
+    echo "note: no $shared/digits_cnn.onnx: the test-set check did not run"
+fi
 exit $fail
