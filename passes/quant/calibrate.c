@@ -187,6 +187,8 @@ static double lcg_unit(uint32_t *s)
 static void random_calib(const QuantOptions *o, int64_t size, CalibSet *cs, IrDiag *d, const char *path)
 {
     cs->n = o->n_random > 0 ? o->n_random : 8;
+    if ((uint64_t)cs->n * (uint64_t)size * 4 > SF_CALIB.cap)   /* as many as calibration data may hold */
+        cs->n = (int)(SF_CALIB.cap / ((uint64_t)size * 4));
     cs->size = size;
     cs->data = malloc((size_t)(cs->n * size) * 4);
     uint32_t s = o->seed ? o->seed : 1;
@@ -251,6 +253,12 @@ int pass_calibrate(IrGraph *g, const QuantOptions *o, const bool *want, QuantSta
                    g->tensors[g->inputs[0]].name);
         return -1;
     }
+    if ((uint64_t)size * 4 > SF_CALIB.cap) {
+        diag_error(d, g->path, NULL, NULL, "input '%s' holds %lld float32 values, more than the %llu MiB calibration "
+                   "may take in one input: this model cannot be quantized here", g->tensors[g->inputs[0]].name,
+                   (long long)size, (unsigned long long)(SF_CALIB.cap >> 20));
+        return -1;
+    }
     CalibSet cs = {0, 0, NULL};
     if (o->calib ? read_calib(g, o, size, &cs, d) : (random_calib(o, size, &cs, d, g->path), 0)) {
         free(cs.data);
@@ -259,7 +267,12 @@ int pass_calibrate(IrGraph *g, const QuantOptions *o, const bool *want, QuantSta
     for (int t = 0; t < g->n_tensors; t++)
         stats[t] = (QuantStats){INFINITY, -INFINITY, 0, 0, 0, NULL, 0};
     Observer ob = {want, stats};
-    int rc = cs.data ? run_set(g, &cs, &ob, d) : -1;
+    if (!cs.data) {
+        diag_error(d, g->path, NULL, NULL, "out of memory for %d calibration inputs of %lld float32 values",
+                   cs.n, (long long)size);
+        return -1;
+    }
+    int rc = run_set(g, &cs, &ob, d);
     if (rc == 0 && o->method != QUANT_CALIB_MINMAX) {
         start_histograms(g, want, stats);
         rc = run_set(g, &cs, &ob, d);

@@ -126,6 +126,7 @@ expect 2 "(it was given an empty string)" "$o2h" compile "$m" -o ""
 expect 2 "(8.00 GiB) in static storage" "$o2h" compile "$tmp/wide.onnx" -o "$tmp/w"
 grep -q "1073741824 bytes (1.00 GiB)" "$tmp/out" && grep -q -- "--heap-arena" "$tmp/out" && [ ! -e "$tmp/w" ] && ok ||
   bad "the refusal gives the limit, the remedy, and writes nothing"
+expect 2 "more than the 2048 MiB calibration may take in one input" "$o2h" compile "$tmp/wide.onnx" -o "$tmp/w" --precision int8
 "$o2h" compile "$tmp/wide.onnx" -o "$tmp/wh" -q --heap-arena && grep -q "heap_block(MODEL_ARENA_BYTES)" "$tmp/wh/host/model.c" &&
   ok || bad "--heap-arena compiles it"
 grep -q "heap_block(MODEL_ARENA_BYTES)" "$tmp/l/host/model.c" && ok || bad "the arena of a --heap-arena program"
