@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ir/escape.h"
 #include "ir/sidefile.h"
 
 void *lint_realloc(void *p, size_t n)
@@ -95,8 +96,12 @@ static void sort_findings(CgHlsLintResult *r)
 
 void cg_hls_lint_print(const CgHlsLintResult *r, FILE *f)
 {
-    for (int i = 0; i < r->n; i++)
-        fprintf(f, "%s:%u:%u: %s: %s\n", r->v[i].file, r->v[i].line, r->v[i].col, r->v[i].rule, r->v[i].msg);
+    for (int i = 0; i < r->n; i++) {   /* file names and messages quote the C file: terminal-escaped */
+        esc_put(f, ESC_TERM, r->v[i].file);
+        fprintf(f, ":%u:%u: %s: ", r->v[i].line, r->v[i].col, r->v[i].rule);
+        esc_put(f, ESC_TERM, r->v[i].msg);
+        fputc('\n', f);
+    }
 }
 
 void cg_hls_lint_result_free(CgHlsLintResult *r)

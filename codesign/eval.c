@@ -9,6 +9,7 @@
  * has the accuracy and speed the search reported.
  */
 #include "codesign.h"
+#include "ir/sidefile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,10 @@ int codesign_write_prune_spec(const Codesign *cs, const CodesignCand *c, const c
         if (c->ratio[i] <= 0)
             continue;
         const PassPruneGroup *G = &cs->groups[i];
-        for (int k = 0; k < G->n_src; k++)
-            fprintf(f, "%s %.4f\n", cs->base->layers[G->src[k]].name, c->ratio[i]);
+        for (int k = 0; k < G->n_src; k++) {
+            sf_put_spec_name(f, cs->base->layers[G->src[k]].name);
+            fprintf(f, " %.4f\n", c->ratio[i]);
+        }
     }
     fprintf(f, "* 0\n");
     return fclose(f);
@@ -39,8 +42,10 @@ int codesign_write_prec_spec(const Codesign *cs, const CodesignCand *c, const ch
         return -1;
     fprintf(f, "# per-layer precision (onnx2hls codesign); use with compile --precision-spec FILE\n");
     for (int l = 0; c->prec && l < cs->base->n_layers; l++)
-        if (c->prec[l].prec != cs->opt.prec.prec || c->prec[l].bits != cs->opt.prec.bits)
-            fprintf(f, "%s %s\n", cs->base->layers[l].name, pass_quant_prec_name(c->prec[l]));
+        if (c->prec[l].prec != cs->opt.prec.prec || c->prec[l].bits != cs->opt.prec.bits) {
+            sf_put_spec_name(f, cs->base->layers[l].name);
+            fprintf(f, " %s\n", pass_quant_prec_name(c->prec[l]));
+        }
     fprintf(f, "* %s\n", pass_quant_prec_name(cs->opt.prec));
     return fclose(f);
 }

@@ -127,7 +127,7 @@ static int json(const unsigned char *s, int n, uint32_t c, char *out)
         return sprintf(out, "\\ufffd");
     if (c == '"' || c == '\\')
         return sprintf(out, "\\%c", (char)c);
-    if (c < 0x20 || c == 0x7f || c == 0x2028 || c == 0x2029)
+    if (is_control(c) || c == 0x2028 || c == 0x2029)   /* lossless, and nothing acts on a viewer */
         return sprintf(out, "\\u%04x", (unsigned)c);
     memcpy(out, s, (size_t)n);
     return n;

@@ -21,7 +21,8 @@
  *                  "n_" prefix. Injective, so distinct names stay distinct;
  *                  still prefix it (e.g. "t_") so it cannot hit a keyword or
  *                  a name of your own.
- *   ESC_JSON       inside "..." of JSON: \" \\ \uXXXX for control characters,
+ *   ESC_JSON       inside "..." of JSON: \" \\ \uXXXX for control characters
+ *                  (C0, DEL, C1, bidirectional overrides and isolates),
  *                  U+2028/2029, and U+FFFD for bytes that are not UTF-8.
  *   ESC_HTML       HTML text or a quoted attribute value: & < > " ' as
  *                  entities, control characters and bad UTF-8 as \xHH text.

@@ -4,6 +4,8 @@
  * the kind's checks. */
 #include "sidefile.h"
 
+#include "escape.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -156,4 +158,77 @@ char *sf_next_line(char **cursor)
     if (n && s[n - 1] == '\r')
         s[n - 1] = 0;
     return s;
+}
+
+/* one escape of a quoted field at *p (after the backslash): the byte, or
+ * -1; *p advanced past it */
+static int unescape(char **p)
+{
+    char c = *(*p)++;
+    if (c == '"' || c == '\\' || c == '?')
+        return c;
+    if (c == 'n' || c == 't')
+        return c == 'n' ? '\n' : '\t';
+    if (c < '0' || c > '7')
+        return -1;
+    int v = c - '0';
+    for (int k = 0; k < 2 && **p >= '0' && **p <= '7'; k++)
+        v = v * 8 + *(*p)++ - '0';
+    return v > 0 && v < 256 ? v : -1;
+}
+
+/* the quoted field at s (on the '"'), decoded in place from s; the
+ * position after the closing quote, NULL when malformed */
+static char *quoted_field(char *s)
+{
+    char *r = s + 1, *w = s;
+    while (*r && *r != '"') {
+        int c = *r == '\\' ? (r++, unescape(&r)) : *r++;
+        if (c < 0)
+            return NULL;
+        *w++ = (char)c;
+    }
+    if (*r != '"' || (r[1] && r[1] != ' ' && r[1] != '\t'))
+        return NULL;
+    *w = 0;
+    return r + 1;
+}
+
+int sf_fields(char *line, char **f, bool *quoted, int max)
+{
+    int n = 0;
+    for (char *s = line;;) {
+        s += strspn(s, " \t");
+        if (!*s || *s == '#')
+            return n;
+        if (n == max)
+            return -1;
+        f[n] = s;
+        quoted[n] = *s == '"';
+        if (quoted[n]) {
+            if (!(s = quoted_field(s)))
+                return -1;
+        } else {
+            s += strcspn(s, " \t#");
+            if (*s == '#') {   /* "name 0.5# note" */
+                *s = 0;
+                return n + 1;
+            }
+        }
+        n++;
+        if (*s)
+            *s++ = 0;
+    }
+}
+
+void sf_put_spec_name(FILE *f, const char *name)
+{
+    bool bare = name[0] && strcmp(name, "*") && esc_is_plain(ESC_C_STRING, name) && !strpbrk(name, " #");
+    if (bare) {
+        fputs(name, f);
+        return;
+    }
+    fputc('"', f);
+    esc_put(f, ESC_C_STRING, name);
+    fputc('"', f);
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "diag.h"
 
@@ -49,5 +50,17 @@ int sf_check(const char *path, const SfKind *k, uint64_t *size, IrDiag *d);
 /* The next line of a text buffer read by sf_read: cut in place at '\n'
  * (a trailing '\r' dropped), *cursor advanced; NULL at the end. */
 char *sf_next_line(char **cursor);
+
+/* The fields of one line of a spec (precision and prune specs): separated
+ * by blanks; a '#' outside quotes starts a comment. A field in double quotes is
+ * a name with C escapes (\" \\ \? \ooo, \n \t), decoded in place, so a
+ * layer name with blanks, '#' or any byte can be named; quoted[i] tells it
+ * apart from a bare '*'. Up to max fields into f[]; the count, or -1 on an
+ * unterminated quote, a bad escape, a NUL from an escape, or more fields. */
+int sf_fields(char *line, char **f, bool *quoted, int max);
+/* A layer name as a spec field that sf_fields gives back unchanged: bare
+ * when it is printable ASCII without blanks, '#', '"', '\\' or '?' and is not
+ * "*"; else quoted with ESC_C_STRING (ir/escape.h). */
+void sf_put_spec_name(FILE *f, const char *name);
 
 #endif

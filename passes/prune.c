@@ -40,7 +40,7 @@
 /* -------------------------------------------------------------- spec */
 
 typedef struct {
-    char name[256];
+    char *name;
     double ratio;
     bool used;
 } SpecLine;
@@ -51,25 +51,21 @@ typedef struct {
     double dflt;     /* "*" or the uniform ratio */
 } Spec;
 
+/* "NAME RATIO" (NAME quoted when it holds blanks or '#': ir/sidefile.h) */
 static int spec_line(Spec *s, const char *path, int lineno, char *line, IrDiag *d)
 {
-    char *hash = strchr(line, '#');
-    if (hash)
-        *hash = 0;
-    char name[256], extra[8];
-    double r;
-    if (strcspn(line + strspn(line, " \t"), " \t") >= sizeof name) {
-        diag_error(d, path, NULL, NULL, "line %d: a layer name of more than %zu bytes", lineno, sizeof name - 1);
-        return -1;
-    }
-    int k = sscanf(line, "%255s %lf %7s", name, &r, extra);
-    if (k <= 0)
+    char *f[2], *end = NULL;
+    bool quoted[2];
+    int k = sf_fields(line, f, quoted, 2);
+    if (k == 0)
         return 0;
-    if (k != 2 || !(r >= 0 && r < 1)) {
+    double r = k == 2 ? strtod(f[1], &end) : -1;
+    if (k != 2 || *end || !(r >= 0 && r < 1)) {
         diag_error(d, path, NULL, NULL, "line %d: expected 'LAYER_NAME RATIO' with RATIO in [0, 1)", lineno);
         return -1;
     }
-    if (!strcmp(name, "*")) {
+    const char *name = f[0];
+    if (!quoted[0] && !strcmp(name, "*")) {
         s->dflt = r;
         return 0;
     }
@@ -77,11 +73,19 @@ static int spec_line(Spec *s, const char *path, int lineno, char *line, IrDiag *
     if (!v)
         return -1;
     s->v = v;
-    snprintf(v[s->n].name, sizeof v[s->n].name, "%s", name);
+    if (!(v[s->n].name = strdup(name)))
+        return -1;
     v[s->n].ratio = r;
     v[s->n].used = false;
     s->n++;
     return 0;
+}
+
+static void spec_free(Spec *s)
+{
+    for (int i = 0; i < s->n; i++)
+        free(s->v[i].name);
+    free(s->v);
 }
 
 static int spec_load(Spec *s, const char *path, IrDiag *d)
@@ -329,7 +333,7 @@ int pass_prune(IrGraph *g, const PassOptions *opt, IrDiag *d)
 {
     Spec s = {NULL, 0, opt->prune_ratio};
     if (opt->prune_spec && spec_load(&s, opt->prune_spec, d)) {
-        free(s.v);
+        spec_free(&s);
         return -1;
     }
     PassTotals before, after;
@@ -359,7 +363,7 @@ int pass_prune(IrGraph *g, const PassOptions *opt, IrDiag *d)
     prune_free(&P);
     if (opt->prune_spec)
         warn_unused(&s, opt->prune_spec, d);
-    free(s.v);
+    spec_free(&s);
     if (rc)
         return -1;
     passes_totals(g, &after);

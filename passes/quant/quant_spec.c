@@ -10,7 +10,6 @@
 #include "quant_internal.h"
 #include "ir/sidefile.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,31 +48,21 @@ static int set_named(IrGraph *g, const char *name, QuantPrec p)
     return hits;
 }
 
-/* "NAME PREC" split in place; 0 ok, 1 blank/comment, -1 malformed */
-static int split_line(char *s, char **name, char **prec)
+/* "NAME PREC" (NAME quoted when it holds blanks or '#': ir/sidefile.h);
+ * 0 ok, 1 blank/comment, -1 malformed; *star for a bare '*' */
+static int split_line(char *s, char **name, char **prec, bool *star)
 {
-    while (isspace((unsigned char)*s))
-        s++;
-    if (!*s || *s == '#')
+    char *f[2];
+    bool quoted[2];
+    int n = sf_fields(s, f, quoted, 2);
+    if (n == 0)
         return 1;
-    *name = s;
-    while (*s && !isspace((unsigned char)*s))
-        s++;
-    if (!*s)
+    if (n != 2)
         return -1;
-    *s++ = 0;
-    while (isspace((unsigned char)*s))
-        s++;
-    *prec = s;
-    while (*s && !isspace((unsigned char)*s))
-        s++;
-    char *end = s;
-    while (isspace((unsigned char)*s))
-        s++;
-    if (*s && *s != '#')
-        return -1;
-    *end = 0;
-    return **prec ? 0 : -1;
+    *name = f[0];
+    *prec = f[1];
+    *star = !quoted[0] && !strcmp(f[0], "*");
+    return 0;
 }
 
 /* '*' lines first (the default), named lines after, in file order */
@@ -89,7 +78,8 @@ static int read_spec(IrGraph *g, const char *path, int pass, IrDiag *d)
         ln++;
         char *name, *ps;
         QuantPrec p;
-        int r = split_line(line, &name, &ps);
+        bool star;
+        int r = split_line(line, &name, &ps, &star);
         if (r == 1)
             continue;
         if (r < 0 || pass_quant_parse_prec(ps, &p)) {
@@ -98,7 +88,6 @@ static int read_spec(IrGraph *g, const char *path, int pass, IrDiag *d)
             rc = -1;
             continue;
         }
-        bool star = !strcmp(name, "*");
         if (pass == 0 && star)
             set_all(g, p);
         else if (pass == 1 && !star && set_named(g, name, p) == 0)

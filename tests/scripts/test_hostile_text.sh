@@ -9,7 +9,10 @@
 #  - inspect, plan, compile and the generated program print no control
 #    character and no invalid UTF-8, in messages and in reports;
 #  - inspect --json, plan.json, model.json parse; report.html has no markup
-#    from the model.
+#    from the model;
+#  - an int8 compile's OUT/hls (C, Tcl, cfg, README) is plain text, the C
+#    comments holding names cannot be closed, and verify --hls passes;
+#  - a precision spec names a layer whatever its bytes (a quoted name).
 # usage: test_hostile_text.sh ONNX2HLS SOURCE_DIR BUILD_DIR
 set -u
 o2h=$1 src=$2 bin=$3 tmp=$(mktemp -d)
@@ -59,10 +62,39 @@ done
 clean "$tmp/out/report.html" && ok || bad "report.html: no raw control characters"
 clean "$tmp/out/host/model.c" "$tmp/out/host/model.h" && ok || bad "generated C is plain text"
 
+clean "$tmp/out/plan.json" "$tmp/out/host/model.json" && ok || bad "JSON: bidirectional controls as \\u escapes"
+
+# the integer program brings the accelerator: every text file of OUT/hls
+"$o2h" compile "$tmp/evil.onnx" -o "$tmp/int8" --precision int8 > "$tmp/int8.txt" 2>&1 && clean "$tmp/int8.txt" && ok ||
+  bad "compile --precision int8"
+if [ -d "$tmp/int8/hls" ]; then
+  # shellcheck disable=SC2046
+  clean $(find "$tmp/int8/hls" -type f ! -name '*.f32' ! -name '*.bin') && ok || bad "OUT/hls is plain text"
+  grep -rq "int evil = 42; / \* \* /" "$tmp/int8/hls/engines" && ok || bad "ROM comments hold the layer name, closed never"
+else
+  bad "an int8 compile writes OUT/hls"
+fi
+
+# a spec names a layer whatever bytes its name holds: quoted, C escapes
+printf '%b' "${text}conv" | python3 -c '
+import sys
+b = sys.stdin.buffer.read()
+q = "".join("\\" + chr(c) if c in b"\"\\?" else chr(c) if 32 <= c < 127 else "\\%03o" % c for c in b)
+print("\"%s\" int16" % q)' > "$tmp/prec.spec"
+"$o2h" compile "$tmp/evil.onnx" -o "$tmp/spec" --emit host --precision int8 --precision-spec "$tmp/prec.spec" > "$tmp/spec.txt" 2>&1 &&
+  ! grep -q "no layer named" "$tmp/spec.txt" && ok || { bad "a quoted spec name reaches its layer"; head -5 "$tmp/spec.txt"; }
+echo '"conv" int16' > "$tmp/other.spec"
+"$o2h" compile "$tmp/evil.onnx" -o "$tmp/spec" --emit host --precision int8 --precision-spec "$tmp/other.spec" 2>&1 |
+  grep -q "no layer named 'conv'" && ok || bad "... and only it"
+
 # ISO C: trigraphs are replaced, so `??/"` would end a string early
 if command -v cc > /dev/null; then
   make -s -C "$tmp/out/host" CFLAGS='-std=c11 -O1 -Wall -Wextra -Werror' > "$tmp/make.txt" 2>&1 && ok ||
     { bad "host program builds in ISO C11 with -Werror"; head -20 "$tmp/make.txt"; }
+  if [ -d "$tmp/int8/hls" ] && command -v g++ > /dev/null; then
+    "$o2h" verify "$tmp/int8" --hls > "$tmp/vhls.txt" 2>&1 && clean "$tmp/vhls.txt" && ok ||
+      { bad "verify --hls on the names' accelerator"; tail -5 "$tmp/vhls.txt"; }
+  fi
   if [ -x "$tmp/out/host/model" ]; then
     ! nm "$tmp/out/host/model" | grep -qw evil && ok || bad "no symbol from the model's names"
     head -c 512 /dev/zero > "$tmp/in.bin"

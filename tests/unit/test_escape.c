@@ -41,6 +41,7 @@ static void test_json_html(void)
     expect(ESC_JSON, "caf\xc3\xa9", "caf\xc3\xa9");          /* valid UTF-8 kept */
     expect(ESC_JSON, "bad\xff\xc3", "bad\\ufffd\\ufffd");   /* invalid bytes replaced */
     expect(ESC_JSON, "\xe2\x80\xa8", "\\u2028");
+    expect(ESC_JSON, "\xe2\x80\xae\xc2\x85", "\\u202e\\u0085");   /* right-to-left override, C1 NEL */
     expect(ESC_JSON, "\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"); /* a surrogate is not UTF-8 */
     expect(ESC_JSON, "\xc0\xaf", "\\ufffd\\ufffd");          /* overlong '/' */
     expect(ESC_HTML, "<script>alert('x')</script>&", "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;");
