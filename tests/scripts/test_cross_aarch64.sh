@@ -4,7 +4,7 @@
 # (make CC=aarch64-linux-gnu-gcc ARCH=) and, run under qemu-aarch64, gives
 # the native output to within 1e-5 of its largest magnitude (the kernels
 # take the NEON paths there, so only the rounding of sums may differ).
-# Skips (exit 0) when the cross compiler or qemu-user is not installed
+# Skips (exit 77) when the cross compiler or qemu-user is not installed
 # (Debian: gcc-aarch64-linux-gnu qemu-user).
 # usage: test_cross_aarch64.sh ONNX2HLS SOURCE_DIR BUILD_DIR
 set -u
@@ -13,7 +13,7 @@ cc_arm=${O2H_CROSS_CC:-aarch64-linux-gnu-gcc}
 qemu=${O2H_QEMU:-qemu-aarch64}
 if ! command -v "$cc_arm" > /dev/null || ! command -v "$qemu" > /dev/null; then
     echo "skipped: $cc_arm or $qemu not found (apt-get install gcc-aarch64-linux-gnu qemu-user)"
-    exit 0
+    exit 77
 fi
 work=$build/test_cross_aarch64
 rm -rf "$work" && mkdir -p "$work"

@@ -32,28 +32,24 @@ PY
 grep -q "layers before passes 48, after 19" "$tmp/err" && ok || bad "before/after counts: $(cat "$tmp/err")"
 
 # ---- fused graphs run and match the references
-if "$o2h" verify --help > /dev/null 2>&1 && "$o2h" compile --help > /dev/null 2>&1; then
-  check() { # MODEL REFERENCE_MODEL [compile options]
-    local m=$1 r=$2; shift 2
-    if ! "$o2h" compile "$s/$m.onnx" -o "$tmp/$m" --verify-passes "$@" > "$tmp/log" 2>&1; then
-      bad "compile $m: $(tail -5 "$tmp/log")"; return
-    fi
-    "$o2h" verify "$tmp/$m" --input "$s/$m.in.f32" --reference "$s/$r.ref.f32" --tol 1e-4 > "$tmp/log" 2>&1 &&
-      ok || bad "verify fused $m against $r: $(tail -5 "$tmp/log")"
-  }
-  check mobilenet_tiny_bn mobilenet_tiny --fuse
-  check mobilenet_tiny mobilenet_tiny --fuse
-  check resnet_tiny resnet_tiny --fuse
-  check effnet_tiny effnet_tiny --passes=default
-  "$o2h" compile "$s/mobilenet_tiny.onnx" -o "$tmp/pruned" --prune 0.3 > "$tmp/log" 2>&1 &&
-    ok || bad "compile --prune 0.3: $(tail -5 "$tmp/log")"
-  "$o2h" compile "$s/mobilenet_tiny.onnx" -o "$tmp/dump" --dump-after=fold_bn > /dev/null 2> "$tmp/err" &&
-    grep -q "### IR after pass fold_bn" "$tmp/err" && ok || bad "compile --dump-after"
-  "$o2h" compile "$s/mobilenet_tiny.onnx" -o "$tmp/x" --passes=fold_bn,nope > /dev/null 2> "$tmp/err"
-  [ $? = 2 ] && grep -q "unknown pass 'nope'" "$tmp/err" && ok || bad "compile with an unknown pass: exit 2"
-else
-  echo "note: compile/verify not available in this build; run-time checks skipped"
-fi
+check() { # MODEL REFERENCE_MODEL [compile options]
+  local m=$1 r=$2; shift 2
+  if ! "$o2h" compile "$s/$m.onnx" -o "$tmp/$m" --verify-passes "$@" > "$tmp/log" 2>&1; then
+    bad "compile $m: $(tail -5 "$tmp/log")"; return
+  fi
+  "$o2h" verify "$tmp/$m" --input "$s/$m.in.f32" --reference "$s/$r.ref.f32" --tol 1e-4 > "$tmp/log" 2>&1 &&
+    ok || bad "verify fused $m against $r: $(tail -5 "$tmp/log")"
+}
+check mobilenet_tiny_bn mobilenet_tiny --fuse
+check mobilenet_tiny mobilenet_tiny --fuse
+check resnet_tiny resnet_tiny --fuse
+check effnet_tiny effnet_tiny --passes=default
+"$o2h" compile "$s/mobilenet_tiny.onnx" -o "$tmp/pruned" --prune 0.3 > "$tmp/log" 2>&1 &&
+  ok || bad "compile --prune 0.3: $(tail -5 "$tmp/log")"
+"$o2h" compile "$s/mobilenet_tiny.onnx" -o "$tmp/dump" --dump-after=fold_bn > /dev/null 2> "$tmp/err" &&
+  grep -q "### IR after pass fold_bn" "$tmp/err" && ok || bad "compile --dump-after"
+"$o2h" compile "$s/mobilenet_tiny.onnx" -o "$tmp/x" --passes=fold_bn,nope > /dev/null 2> "$tmp/err"
+[ $? = 2 ] && grep -q "unknown pass 'nope'" "$tmp/err" && ok || bad "compile with an unknown pass: exit 2"
 
 # ---- inspect with pass options
 "$o2h" inspect "$s/effnet_tiny.onnx" --fuse > "$tmp/out" 2> "$tmp/err" &&

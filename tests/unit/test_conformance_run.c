@@ -22,7 +22,13 @@
  * O2H_CONFORMANCE_SUITE=node (or another folder) one suite only;
  * O2H_CONFORMANCE_CLI=1 compiles through the onnx2hls executable instead;
  * O2H_CONFORMANCE_VERBOSE=1 lists every test; O2H_CONFORMANCE_DATA overrides
- * /usr/share/libonnx-testdata/data. Without the data the test is skipped.
+ * /usr/share/libonnx-testdata/data. Without the data the test is skipped
+ * (exit 77).
+ *
+ * The pin: tests/unit/conformance_pass.txt lists every test that passes
+ * today. One of them failing or turning unsupported fails this test, so a
+ * regression cannot hide behind the totals; a test that newly passes is
+ * printed so it can be added to the list.
  */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
@@ -41,6 +47,7 @@
 #include "codegen/host.h"
 #include "driver/driver.h"
 #include "onnx.pb-c.h"
+#include "test_util.h"
 
 #define MAX_IO 32
 #define PATHN 4096
@@ -54,12 +61,6 @@ static void fmt(char *buf, size_t n, const char *f, ...)
     va_start(ap, f);
     vsnprintf(buf, n, f, ap);
     va_end(ap);
-}
-
-static const char *data_root(void)
-{
-    const char *e = getenv("O2H_CONFORMANCE_DATA");
-    return e && *e ? e : "/usr/share/libonnx-testdata/data";
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -89,27 +90,6 @@ static int run_cmd(char *const *argv, const char *log, int timeout_s)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)(n > 0 ? n : 0) + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = 0;
-        *len = (size_t)n;
-    }
-    return buf;
-}
-
 static int write_file(const char *path, const void *p, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -136,7 +116,7 @@ static void rm_tree(const char *p)
 static void first_error(const char *log, char *out, size_t n)
 {
     size_t len;
-    char *s = read_file(log, &len);
+    char *s = test_read_file(log, &len);
     out[0] = 0;
     if (!s)
         return;
@@ -179,7 +159,7 @@ static size_t dt_size(int dt)
 static int load_pb(const char *path, Tensor *t)
 {
     size_t len;
-    char *buf = read_file(path, &len);
+    char *buf = test_read_file(path, &len);
     memset(t, 0, sizeof *t);
     if (!buf)
         return -1;
@@ -267,7 +247,7 @@ static int json_name(const char *p, char *out, size_t n)
 static int read_json(const char *path, JModel *m)
 {
     size_t len;
-    char *s = read_file(path, &len);
+    char *s = test_read_file(path, &len);
     memset(m, 0, sizeof *m);
     if (!s)
         return -1;
@@ -350,12 +330,51 @@ static int compare(const Tensor *ref, const unsigned char *y, size_t ny, char *w
 
 /* ------------------------------------------------------------- runner */
 
+typedef enum { T_PASS, T_FAIL, T_UNSUPPORTED, T_SKIP } Outcome;
+
 typedef struct {
     const char *onnx2hls, *work, *rtlib, *driver;
     int run, passed, failed, unsupported;
+    int regressed, new_passes;
     bool verbose, cli;
     FILE *report;
+    char *pinned;        /* conformance_pass.txt: "\nsuite/name\n" lines */
 } Ctx;
+
+/* The pin: suite/name is listed in conformance_pass.txt. */
+static bool pinned_pass(const Ctx *c, const char *suite, const char *name)
+{
+    char key[PATHN];
+    fmt(key, sizeof key, "\n%s/%s\n", suite, name);
+    return strstr(c->pinned, key) != NULL;
+}
+
+/* A pinned test that no longer passes fails the run; a new pass is news. */
+static void check_pin(Ctx *c, const char *suite, const char *name, Outcome o)
+{
+    bool pinned = pinned_pass(c, suite, name);
+    if (pinned && o != T_PASS) {
+        c->regressed++;
+        printf("REGRESSION   %s/%s: listed in conformance_pass.txt but no longer passes\n", suite, name);
+    } else if (!pinned && o == T_PASS) {
+        c->new_passes++;
+        printf("new pass     %s/%s: add it to tests/unit/conformance_pass.txt\n", suite, name);
+    }
+}
+
+/* conformance_pass.txt with a newline in front, so every entry is "\n...\n" */
+static char *load_pins(void)
+{
+    char path[PATHN];
+    fmt(path, sizeof path, "%s/tests/unit/conformance_pass.txt", SOURCE_DIR);
+    size_t n = 0;
+    char *list = test_read_file(path, &n);
+    char *s = list ? malloc(n + 3) : NULL;
+    if (s)
+        fmt(s, n + 3, "\n%s\n", list);
+    free(list);
+    return s;
+}
 
 static int find_index(const char *name, const char (*names)[256], int n, int fallback)
 {
@@ -437,7 +456,7 @@ static int run_set(Ctx *c, const char *set, const char *host, const JModel *m, c
         }
         int i = find_index(ref.name, (const char (*)[256])names, m->n_out, k);
         size_t ny = 0;
-        unsigned char *y = (unsigned char *)read_file(outs[i], &ny);
+        unsigned char *y = (unsigned char *)test_read_file(outs[i], &ny);
         rc = !y ? -1 : compare(&ref, y, ny, why, wn);
         if (!y)
             fmt(why, wn, "no output file %s", outs[i]);
@@ -498,7 +517,6 @@ static int compile_model(Ctx *c, const char *model, const char *out, char *why, 
     return rc;
 }
 
-typedef enum { T_PASS, T_FAIL, T_UNSUPPORTED, T_SKIP } Outcome;
 
 static Outcome run_test(Ctx *c, const char *dir, char *why, size_t wn)
 {
@@ -554,7 +572,7 @@ static int cmp_str(const void *a, const void *b)
 static void run_suite(Ctx *c, const char *suite)
 {
     char root[PATHN];
-    fmt(root, sizeof root, "%s/%s", data_root(), suite);
+    fmt(root, sizeof root, "%s/%s", test_data_root(), suite);
     DIR *d = opendir(root);
     if (!d)
         return;
@@ -585,6 +603,8 @@ static void run_suite(Ctx *c, const char *suite)
         c->passed += o == T_PASS;
         c->failed += o == T_FAIL;
         c->unsupported += o == T_UNSUPPORTED;
+        if (o != T_SKIP)
+            check_pin(c, suite, names[i], o);
         fprintf(c->report, "%-12s %s/%s%s%s\n", tag, suite, names[i], why[0] ? ": " : "", why);
         if (o == T_FAIL || c->verbose)
             printf("%-12s %s/%s%s%s\n", tag, suite, names[i], why[0] ? ": " : "", why);
@@ -650,19 +670,20 @@ static int build_driver(Ctx *c, char *obj, size_t n)
 int main(void)
 {
     char root[PATHN];
-    fmt(root, sizeof root, "%s/node", data_root());
-    if (access(root, R_OK) != 0) {
-        printf("conformance: skipped (no ONNX backend test data at %s; Debian package libonnx-testdata)\n",
-               data_root());
-        return 0;
-    }
+    fmt(root, sizeof root, "%s/node", test_data_root());
+    if (access(root, R_OK) != 0)
+        return test_skip("no ONNX backend test data (Debian package libonnx-testdata)");
     static char work[PATHN], onnx2hls[PATHN], lib[PATHN], report[PATHN], driver[PATHN];
     fmt(work, sizeof work, "%s/conformance", BINARY_DIR);
     fmt(onnx2hls, sizeof onnx2hls, "%s/onnx2hls", BINARY_DIR);
     fmt(report, sizeof report, "%s/conformance/report.txt", BINARY_DIR);
     rm_tree(work);
     mkdir(work, 0777);
-    Ctx c = {onnx2hls, work, lib, driver, 0, 0, 0, 0, false, false, NULL};
+    Ctx c = {onnx2hls, work, lib, driver, 0, 0, 0, 0, 0, 0, false, false, NULL, load_pins()};
+    if (!c.pinned) {
+        printf("conformance: FAIL: cannot read tests/unit/conformance_pass.txt\n");
+        return 1;
+    }
     const char *v = getenv("O2H_CONFORMANCE_VERBOSE");
     c.verbose = v && *v == '1';
     v = getenv("O2H_CONFORMANCE_CLI");
@@ -680,7 +701,8 @@ int main(void)
         if (!only || !*only || !strcmp(only, suites[i]))
             run_suite(&c, suites[i]);
     fclose(c.report);
-    printf("conformance: %d run, %d passed, %d failed, %d unsupported (report: %s)\n", c.run, c.passed,
-           c.failed, c.unsupported, report);
-    return c.failed ? 1 : 0;
+    printf("conformance: %d run, %d passed, %d failed, %d unsupported, %d pinned passes lost, %d new "
+           "(report: %s)\n", c.run, c.passed, c.failed, c.unsupported, c.regressed, c.new_passes, report);
+    free(c.pinned);
+    return c.failed || c.regressed || c.passed == 0 ? 1 : 0;
 }

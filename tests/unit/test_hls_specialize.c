@@ -12,6 +12,7 @@
 #include "check.h"
 #include "test_file.h"
 #include "codegen/hls_specialize.h"
+#include "test_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

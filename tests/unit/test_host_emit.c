@@ -7,6 +7,7 @@
  * cannot run (all reported at once, nothing written). */
 #include "check.h"
 #include "codegen/host.h"
+#include "test_util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -154,24 +155,6 @@ static void reference(Net *n, const float *x, const float *r, float *s, float *c
 
 /* ----------------------------------------------------------- helpers */
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-        n = 0;
-    buf[n] = 0;
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return buf;
-}
-
 static void spit(const char *path, const void *p, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -220,9 +203,9 @@ static int build_and_check(const char *dir, const float *s_ref, const float *c_r
     char path[512];
     size_t ns, nc;
     snprintf(path, sizeof path, "%s/s.f32", dir);
-    float *s = (float *)slurp(path, &ns);
+    float *s = (float *)test_read_file(path, &ns);
     snprintf(path, sizeof path, "%s/c.f32", dir);
-    float *c = (float *)slurp(path, &nc);
+    float *c = (float *)test_read_file(path, &nc);
     int bad = !s || !c || ns != 16 || nc != 75 * 4;
     for (int i = 0; !bad && i < 4; i++)
         bad |= fabsf(s[i] - s_ref[i]) > 1e-5f;
@@ -261,8 +244,8 @@ static void test_program(void)
     CHECK(!exists(WORK "/host/weights.c"));
     CHECK(rep.arena_bytes > 0 && rep.arena_bytes >= rep.live_bytes);
     CHECK_EQ_INT(rep.n_alias, 1);
-    char *mc = slurp(WORK "/host/model.c", NULL), *mh = slurp(WORK "/host/model.h", NULL);
-    char *js = slurp(WORK "/host/model.json", NULL);
+    char *mc = test_read_file(WORK "/host/model.c", NULL), *mh = test_read_file(WORK "/host/model.h", NULL);
+    char *js = test_read_file(WORK "/host/model.json", NULL);
     CHECK(mc && strstr(mc, "/* L0 Conv: ONNX conv_node,add_node,relu_node (fused: residual add activation) */"));
     CHECK(mc && strstr(mc, "static const O2hConv2d L0 = {.N = 1, .C = 2, .H = 5, .W = 5, .F = 3"));
     CHECK(mc && strstr(mc, "o2h_conv2d_f32(&L0, in[0], g_kw[0], CST("));
@@ -285,14 +268,14 @@ static void test_program(void)
 
     /* a damaged blob is refused and never run */
     size_t len;
-    unsigned char *blob = (unsigned char *)slurp(WORK "/host/weights.bin", &len);
+    unsigned char *blob = (unsigned char *)test_read_file(WORK "/host/weights.bin", &len);
     CHECK(blob && len > 100);
     if (blob && len > 100) {
         blob[len - 20] ^= 1;
         spit(WORK "/bad.bin", blob, len);
         CHECK(sh("'%s/model' --weights " WORK "/bad.bin " WORK "/x.f32 " WORK "/r.f32 2> " WORK
                  "/bad.log%s", dir, "") != 0);
-        char *log = slurp(WORK "/bad.log", NULL);
+        char *log = test_read_file(WORK "/bad.log", NULL);
         CHECK_MSG(log && strstr(log, "CRC32"), "%s", log ? log : "(no log)");
         free(log);
         spit(WORK "/short.bin", blob, len / 2);
@@ -308,7 +291,7 @@ static void test_program(void)
     CHECK_EQ_INT(emit(&m, WORK "/other", false, NULL), 0);
     CHECK(sh("'%s/model' --weights " WORK "/other/weights.bin " WORK "/x.f32 " WORK "/r.f32 2> " WORK
              "/bad.log%s", dir, "") != 0);
-    char *log = slurp(WORK "/bad.log", NULL);
+    char *log = test_read_file(WORK "/bad.log", NULL);
     CHECK_MSG(log && strstr(log, "another model"), "%s", log ? log : "(no log)");
     free(log);
     ir_graph_free(m.g);
@@ -413,7 +396,7 @@ static void test_misc_ops(void)
     sh("rm -rf '%s'%s", WORK "/misc", "");
     CHECK_EQ_INT(cg_host_emit(g, &o, WORK "/misc", NULL, &d), 0);
     diag_print(&d, stderr);
-    char *mc = slurp(WORK "/misc/model.c", NULL);
+    char *mc = test_read_file(WORK "/misc/model.c", NULL);
     CHECK(mc && strstr(mc, ".N = 1, .C = 2, .H = 1, .W = 8, .F = 4, .HO = 1, .WO = 8"));
     CHECK(mc && strstr(mc, "cast_f32_i64("));
     CHECK(mc && strstr(mc, "o2h_gather(8, 1, 4, 8, CST("));
@@ -426,7 +409,7 @@ static void test_misc_ops(void)
     spit(WORK "/misc/x.f32", xv, sizeof xv);
     CHECK_EQ_INT(sh("make -s -C '%s' CFLAGS=-O1 > /dev/null 2>&1 && cd '%s' && ./model -o y.bin x.f32", WORK "/misc",
                     WORK "/misc"), 0);
-    int64_t *y = (int64_t *)slurp(WORK "/misc/y.bin", NULL);
+    int64_t *y = (int64_t *)test_read_file(WORK "/misc/y.bin", NULL);
     const float *W = ir_tensor_data(g, w);
     for (int t = 0; y && t < 8; t++)
         for (int k = 0; k < 2; k++) {

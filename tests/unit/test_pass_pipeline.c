@@ -5,6 +5,7 @@
 #include "check.h"
 #include "passes/passes.h"
 #include "test_pass_eval.h"
+#include "test_util.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -122,16 +123,6 @@ static void test_verify_each(void)
     diag_free(&d);
 }
 
-static char *slurp(FILE *f)
-{
-    long n = ftell(f);
-    rewind(f);
-    char *s = calloc((size_t)n + 1, 1);
-    if (fread(s, 1, (size_t)n, f) != (size_t)n)
-        s[0] = 0;
-    return s;
-}
-
 static void test_dump_and_log(void)
 {
     FILE *dump = tmpfile(), *log = tmpfile();
@@ -144,7 +135,7 @@ static void test_dump_and_log(void)
     diag_init(&d);
     IrGraph *g = small_graph();
     CHECK_EQ_INT(passes_run(g, &o, &d), 0);
-    char *a = slurp(dump), *b = slurp(log);
+    char *a = test_read_stream(dump, NULL), *b = test_read_stream(log, NULL);
     CHECK(strstr(a, "### IR after pass fold_bn") && strstr(a, "### IR after pass fuse_act"));
     CHECK(!strstr(a, "after pass fold_pad"));
     CHECK(strstr(a, "Conv+relu"));
@@ -159,7 +150,7 @@ static void test_dump_and_log(void)
     o.log = NULL;
     g = small_graph();
     CHECK_EQ_INT(passes_run(g, &o, &d), 0);
-    a = slurp(dump);
+    a = test_read_stream(dump, NULL);
     CHECK(!strncmp(a, "{\"model\":", 9) && strstr(a, "\"totals\""));
     free(a);
     ir_graph_free(g);
@@ -238,7 +229,7 @@ static void test_cli(void)
     CHECK_EQ_INT(parse(&o, 2, a15, &i), 0);
     FILE *h = tmpfile();
     passes_usage(h);
-    char *u = slurp(h);
+    char *u = test_read_stream(h, NULL);
     CHECK(strstr(u, "--passes") && strstr(u, "--prune") && strstr(u, "--dump-after"));
     free(u);
     fclose(h);

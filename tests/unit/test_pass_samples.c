@@ -8,23 +8,10 @@
 #include "frontend/frontend.h"
 #include "passes/passes.h"
 #include "test_pass_eval.h"
+#include "test_util.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static float *read_f32(const char *path, int64_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    float *p = malloc((size_t)len + 4);
-    *n = (int64_t)fread(p, 1, (size_t)len, f) / 4;
-    fclose(f);
-    return p;
-}
 
 static IrGraph *load(const char *name)
 {
@@ -61,14 +48,15 @@ static int run(IrGraph *g, const char *sel, const char *spec)
 static double err_vs_ref(IrGraph *g, const char *name, const char *ref_name)
 {
     char p[512];
-    int64_t nx = 0, nr = 0, ny = 0;
+    size_t nx = 0, nr = 0;
+    int64_t ny = 0;
     snprintf(p, sizeof p, "%s/samples/%s.in.f32", SOURCE_DIR, name);
-    float *x = read_f32(p, &nx);
+    float *x = test_read_f32(p, &nx);
     snprintf(p, sizeof p, "%s/samples/%s.ref.f32", SOURCE_DIR, ref_name);
-    float *ref = read_f32(p, &nr);
+    float *ref = test_read_f32(p, &nr);
     const float *in[1] = {x};
     float *y = x ? ev_run(g, in, &ny) : NULL;
-    double e = y && ref && ny == nr ? ev_rel_err(ref, y, nr) : -1;
+    double e = y && ref && ny == (int64_t)nr ? ev_rel_err(ref, y, (int64_t)nr) : -1;
     free(x);
     free(ref);
     free(y);
@@ -177,8 +165,9 @@ static void test_prune_dead_channels(void)
     }
     char in[512];
     snprintf(in, sizeof in, "%s/samples/mobilenet_tiny.in.f32", SOURCE_DIR);
-    int64_t nx, n0, n1;
-    float *x = read_f32(in, &nx);
+    size_t nx;
+    int64_t n0, n1;
+    float *x = test_read_f32(in, &nx);
     const float *xs[1] = {x};
     float *y0 = ev_run(g, xs, &n0);
     char spec[512];
@@ -266,8 +255,9 @@ static void test_prune_equals_masking(void)
     CHECK_EQ_INT(g->tensors[g->layers[ex].out[0]].dims[1], C - 4);
     char in[512];
     snprintf(in, sizeof in, "%s/samples/mobilenet_tiny.in.f32", SOURCE_DIR);
-    int64_t nx, n0, n1;
-    float *x = read_f32(in, &nx);
+    size_t nx;
+    int64_t n0, n1;
+    float *x = test_read_f32(in, &nx);
     const float *xs[1] = {x};
     float *y0 = ev_run(h, xs, &n0), *y1 = ev_run(g, xs, &n1);
     CHECK(y0 && y1 && n0 == n1 && ev_rel_err(y0, y1, n0) <= 1e-6);

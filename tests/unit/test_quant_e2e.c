@@ -21,22 +21,9 @@
 #include "driver/driver.h"
 #include "passes/quant/qdq_export.h"
 #include "passes/quant/quant.h"
+#include "test_util.h"
 
 #define SAMPLES SOURCE_DIR "/samples/"
-
-static float *read_f32(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    float *v = malloc((size_t)len + 4);
-    *n = fread(v, 1, (size_t)len, f) / 4;
-    fclose(f);
-    return v;
-}
 
 static IrGraph *lower(const char *model, const char *prec, const char *calib, IrDiag *d)
 {
@@ -93,7 +80,7 @@ static int run_host(IrGraph *g, const char *name, const char *in, float *y, size
     if (system(cmd))
         return -1;
     size_t m;
-    float *v = read_f32(out, &m);
+    float *v = test_read_f32(out, &m);
     rc = v && m == n ? 0 : -1;
     if (!rc)
         memcpy(y, v, n * 4);
@@ -113,7 +100,7 @@ static void check_sample(const char *name, const char *prec, double bound_lsb, d
     IrDiag d;
     diag_init(&d);
     size_t nx, nr;
-    float *x = read_f32(in, &nx), *yr = read_f32(ref, &nr);
+    float *x = test_read_f32(in, &nx), *yr = test_read_f32(ref, &nr);
     IrGraph *g = lower(model, prec, in, &d);
     CHECK_MSG(g && x && yr, "%s: load/quantize failed", name);
     if (!g || !x || !yr) {
