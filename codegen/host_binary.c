@@ -11,20 +11,19 @@
 
 #include <string.h>
 
-static const char *binary_name(IrOp op)
-{
-    switch (op) {
-    case IR_OP_ADD: case IR_OP_SUM: case IR_OP_MEAN: return "O2H_BIN_ADD";
-    case IR_OP_SUB: return "O2H_BIN_SUB";
-    case IR_OP_MUL: return "O2H_BIN_MUL";
-    case IR_OP_DIV: return "O2H_BIN_DIV";
-    case IR_OP_POW: return "O2H_BIN_POW";
-    case IR_OP_MAX: return "O2H_BIN_MAX";
-    case IR_OP_MIN: return "O2H_BIN_MIN";
-    case IR_OP_PRELU: return "O2H_BIN_PRELU";
-    default: return NULL;
-    }
-}
+/* The runtime kernel of each binary op, O2H_BIN_<kernel> from the kernel
+ * column of ir/ops.def (Sum and Mean fold their operands with ADD); a
+ * kernel missing from runtime/o2h_rt.h stops the build here. */
+static const struct {
+    const char *name;
+    O2hBinOp code;
+} binary_kernels[IR_OP_COUNT] = {
+#define OP(id, name, family, flags)
+#define BINARY(id, name, flags, kernel) [IR_OP_##id] = {"O2H_BIN_" #kernel, O2H_BIN_##kernel},
+#include "ir/ops.def"
+#undef BINARY
+#undef OP
+};
 
 /* Two operands: one call with broadcasting and the fused epilogue. */
 static int emit_binary2(CgHost *h, int l, int a, int b, int y)
@@ -40,7 +39,7 @@ static int emit_binary2(CgHost *h, int l, int a, int b, int y)
     cg_emit_broadcast(h, bc, a, b, y);
     CgPost post;
     const char *e = cg_kernel_epilogue(h, L, y, &post);
-    return cg_host_call(h, l, &post, "    o2h_binary_f32(%s, &%s, %s, %s, %s, %s);\n", binary_name(L->op), bc,
+    return cg_host_call(h, l, &post, "    o2h_binary_f32(%s, &%s, %s, %s, %s, %s);\n", binary_kernels[L->op].name, bc,
                         cg_ptr(h, a), cg_ptr(h, b), e, cg_ptr(h, y));
 }
 
@@ -72,7 +71,7 @@ static int emit_variadic(CgHost *h, int l)
         const char *bc = ir_sprintf(h->g, "L%d_x%d", l, i);
         cg_emit_broadcast(h, bc, y, L->in[i], y);
         cg_host_call(h, l, CG_NO_POST, "    o2h_binary_f32(%s, &%s, %s, %s, &E_NONE, %s);\n",
-                     binary_name(L->op), bc, Y, cg_ptr(h, L->in[i]), Y);
+                     binary_kernels[L->op].name, bc, Y, cg_ptr(h, L->in[i]), Y);
     }
     if (L->op == IR_OP_MEAN && n > 1) {
         cg_emit(h, h->decl, "static const float L%d_inv = %s;\n", l, cg_float(h, 1.0f / (float)n));

@@ -14,15 +14,24 @@
 #include <stdarg.h>
 #include <string.h>
 
-static const char *const act_names[] = {
-    "O2H_ACT_NONE", "O2H_ACT_RELU", "O2H_ACT_CLIP", "O2H_ACT_LEAKY_RELU", "O2H_ACT_PRELU",
-    "O2H_ACT_SIGMOID", "O2H_ACT_HARD_SIGMOID", "O2H_ACT_HARD_SWISH", "O2H_ACT_SILU",
-    "O2H_ACT_TANH", "O2H_ACT_ELU",
+/* The runtime's name of each activation: the generated code passes
+ * O2H_ACT_<ID> where the IR has IR_ACT_<ID> (ir/act.def), and the values
+ * must agree because the quantization evaluator hands IR kinds to the
+ * runtime kernels as they are. */
+#define ACT(id, name, op) _Static_assert((int)IR_ACT_##id == (int)O2H_ACT_##id, \
+                                         "IR_ACT_" #id " and O2H_ACT_" #id " differ");
+#include "ir/act.def"
+#undef ACT
+
+static const char *const act_names[IR_ACT_COUNT] = {
+#define ACT(id, name, op) [IR_ACT_##id] = "O2H_ACT_" #id,
+#include "ir/act.def"
+#undef ACT
 };
 
 bool cg_act_valid(IrActKind k)
 {
-    return (unsigned)k < sizeof act_names / sizeof act_names[0];
+    return (unsigned)k < IR_ACT_COUNT;
 }
 
 static const char *act_literal(CgHost *h, IrActKind k, float alpha, float beta, const char *residual)

@@ -6,36 +6,25 @@
  */
 #include "host_emit.h"
 
-static const char *unary_name(IrOp op)
-{
-    switch (op) {
-    case IR_OP_RELU: return "O2H_UN_RELU";
-    case IR_OP_CLIP: return "O2H_UN_CLIP";
-    case IR_OP_LEAKY_RELU: return "O2H_UN_LEAKY_RELU";
-    case IR_OP_SIGMOID: return "O2H_UN_SIGMOID";
-    case IR_OP_HARD_SIGMOID: return "O2H_UN_HARD_SIGMOID";
-    case IR_OP_HARD_SWISH: return "O2H_UN_HARD_SWISH";
-    case IR_OP_TANH: return "O2H_UN_TANH";
-    case IR_OP_ELU: return "O2H_UN_ELU";
-    case IR_OP_SOFTPLUS: return "O2H_UN_SOFTPLUS";
-    case IR_OP_EXP: return "O2H_UN_EXP";
-    case IR_OP_LOG: return "O2H_UN_LOG";
-    case IR_OP_SQRT: return "O2H_UN_SQRT";
-    case IR_OP_NEG: return "O2H_UN_NEG";
-    case IR_OP_ABS: return "O2H_UN_ABS";
-    case IR_OP_RECIPROCAL: return "O2H_UN_RECIPROCAL";
-    case IR_OP_FLOOR: return "O2H_UN_FLOOR";
-    case IR_OP_CEIL: return "O2H_UN_CEIL";
-    case IR_OP_ERF: return "O2H_UN_ERF";
-    default: return NULL;
-    }
-}
+/* The runtime code of each unary op, O2H_UN_<ID>, from the UNARY rows of
+ * ir/ops.def; an op added there without its code in runtime/o2h_rt.h stops
+ * the build here. */
+static const struct {
+    const char *name;
+    O2hUnOp code;
+} unary_codes[IR_OP_COUNT] = {
+#define OP(id, name, family, flags)
+#define UNARY(id, name, flags, act) [IR_OP_##id] = {"O2H_UN_" #id, O2H_UN_##id},
+#include "ir/ops.def"
+#undef UNARY
+#undef OP
+};
 
 int cg_host_unary(CgHost *h, int l)
 {
     const IrLayer *L = &h->g->layers[l];
     int x = in_at(L, 0), y = L->out[0];
-    if (x < 0 || !unary_name(L->op)) {
+    if (x < 0 || !unary_codes[L->op].name) {
         cg_host_reject(h, l, "missing input");
         return -1;
     }
@@ -51,7 +40,7 @@ int cg_host_unary(CgHost *h, int l)
         return -1;
     }
     h->inplace[l] = 0;
-    return cg_host_call(h, l, NULL, "    o2h_unary_f32(%s, %s, %s, %s, %s, %lld);\n", unary_name(L->op),
+    return cg_host_call(h, l, NULL, "    o2h_unary_f32(%s, %s, %s, %s, %s, %lld);\n", unary_codes[L->op].name,
                         cg_float(h, L->attr.act.alpha), cg_float(h, L->attr.act.beta), cg_ptr(h, x),
                         cg_ptr(h, y), (long long)numel(h, y));
 }

@@ -122,19 +122,36 @@ IrOp ir_op_lookup(const char *s)
     return IR_OP_COUNT;
 }
 
+static const IrActKind op_act[IR_OP_COUNT] = {
+#define OP(id, name, family, flags)
+#define UNARY(id, name, flags, act) [IR_OP_##id] = IR_ACT_##act,
+#include "ops.def"
+#undef UNARY
+#undef OP
+};
+
 IrActKind ir_op_act(IrOp op)
 {
-    switch (op) {
-    case IR_OP_RELU: return IR_ACT_RELU;
-    case IR_OP_CLIP: return IR_ACT_CLIP;
-    case IR_OP_LEAKY_RELU: return IR_ACT_LEAKY_RELU;
-    case IR_OP_SIGMOID: return IR_ACT_SIGMOID;
-    case IR_OP_HARD_SIGMOID: return IR_ACT_HARD_SIGMOID;
-    case IR_OP_HARD_SWISH: return IR_ACT_HARD_SWISH;
-    case IR_OP_TANH: return IR_ACT_TANH;
-    case IR_OP_ELU: return IR_ACT_ELU;
-    default: return IR_ACT_NONE;
-    }
+    return (unsigned)op < IR_OP_COUNT ? op_act[op] : IR_ACT_NONE;
+}
+
+static const struct {
+    const char *name;
+    IrOp op;
+} act_table[IR_ACT_COUNT] = {
+#define ACT(id, name, op) [IR_ACT_##id] = {name, IR_OP_##op},
+#include "act.def"
+#undef ACT
+};
+
+IrOp ir_act_op(IrActKind k)
+{
+    return (unsigned)k < IR_ACT_COUNT ? act_table[k].op : IR_OP_COUNT;
+}
+
+const char *ir_act_name(IrActKind k)
+{
+    return (unsigned)k < IR_ACT_COUNT ? act_table[k].name : "?";
 }
 
 /* ---------------------------------------------------------- data types */

@@ -146,21 +146,14 @@ typedef struct {
     bool count_include_pad;
 } IrPoolAttr;
 
-/* Activation, standalone (unary ops) or fused into a producer's epilogue.
- * alpha/beta meaning: CLIP min/max; LEAKY_RELU, ELU alpha; HARD_SIGMOID
- * alpha*x+beta; others unused. */
+/* Activation, standalone (unary ops) or fused into a producer's epilogue,
+ * one per line of ir/act.def. alpha/beta meaning: CLIP min/max; LEAKY_RELU,
+ * ELU alpha; HARD_SIGMOID alpha*x+beta; others unused. */
 typedef enum {
-    IR_ACT_NONE = 0,
-    IR_ACT_RELU,
-    IR_ACT_CLIP,
-    IR_ACT_LEAKY_RELU,
-    IR_ACT_PRELU,       /* slope tensor: IrLayer.act_slope */
-    IR_ACT_SIGMOID,
-    IR_ACT_HARD_SIGMOID,
-    IR_ACT_HARD_SWISH,
-    IR_ACT_SILU,        /* x*sigmoid(x) */
-    IR_ACT_TANH,
-    IR_ACT_ELU,
+#define ACT(id, name, op) IR_ACT_##id,
+#include "act.def"
+#undef ACT
+    IR_ACT_COUNT
 } IrActKind;
 
 typedef struct {
@@ -168,10 +161,14 @@ typedef struct {
     float alpha, beta;
 } IrAct;
 
-/* The activation a unary op computes (Relu, Clip, LeakyRelu, Sigmoid,
- * HardSigmoid, HardSwish, Tanh, Elu); IR_ACT_NONE for every other op,
- * PRelu included (it takes a slope tensor). */
+/* The activation a unary op computes (the act column of ops.def: Relu,
+ * Clip, LeakyRelu, Sigmoid, ...); IR_ACT_NONE for every other op, PRelu
+ * included (it takes a slope tensor). */
 IrActKind ir_op_act(IrOp op);
+/* The op that computes activation k alone (act.def), e.g. IR_OP_SIGMOID. */
+IrOp ir_act_op(IrActKind k);
+/* "relu", "hard_swish", ... ("?" when out of range) */
+const char *ir_act_name(IrActKind k);
 
 typedef struct {
     bool trans_a, trans_b;

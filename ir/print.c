@@ -58,13 +58,6 @@ static const char *shape_str(const IrTensor *t, char *buf, size_t n)
     return buf;
 }
 
-static const char *act_name(IrActKind k)
-{
-    static const char *names[] = {"none", "relu", "clip", "leaky_relu", "prelu", "sigmoid",
-                                  "hard_sigmoid", "hard_swish", "silu", "tanh", "elu"};
-    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
-}
-
 static const char *prec_name(IrPrecision p)
 {
     switch (p) {
@@ -329,7 +322,7 @@ static void json_layer(FILE *f, const IrGraph *g, int l)
                ",\"input_reuse\":%" PRId64 ",\"ifm_bytes\":%" PRId64 ",\"ofm_bytes\":%" PRId64
                ",\"weight_bytes\":%" PRId64 ",\"act\":{\"kind\":\"%s\",\"alpha\":%g,\"beta\":%g},\"residual\":",
             st.macs, st.params, st.weight_reuse, st.input_reuse, layer_bytes(L, st.ifm_elems),
-            layer_bytes(L, st.ofm_elems), layer_bytes(L, st.weight_elems), act_name(L->act.kind),
+            layer_bytes(L, st.ofm_elems), layer_bytes(L, st.weight_elems), ir_act_name(L->act.kind),
             L->act.alpha, L->act.beta);
     if (L->residual >= 0)
         json_str(f, g->tensors[L->residual].name);
@@ -422,7 +415,7 @@ void ir_print_text(const IrGraph *g, FILE *f)
         int x = main_input(g, L);
         char opbuf[64];
         snprintf(opbuf, sizeof opbuf, "%s%s%s%s", ir_op_name(L->op), L->residual >= 0 ? "+add" : "",
-                 L->act.kind ? "+" : "", L->act.kind ? act_name(L->act.kind) : "");
+                 L->act.kind ? "+" : "", L->act.kind ? ir_act_name(L->act.kind) : "");
         text_geometry(L, s3, sizeof s3);
         human(st.params, s4, sizeof s4);
         human(st.macs, s5, sizeof s5);

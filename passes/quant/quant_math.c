@@ -140,18 +140,6 @@ int32_t pass_quant_round(float x, float scale, int32_t zero, int32_t lo, int32_t
 
 /* ------------------------------------------------------- functions */
 
-bool pass_quant_fn_supported(IrOp op)
-{
-    switch (op) {
-    case IR_OP_RELU: case IR_OP_CLIP: case IR_OP_LEAKY_RELU: case IR_OP_SIGMOID:
-    case IR_OP_HARD_SIGMOID: case IR_OP_HARD_SWISH: case IR_OP_TANH: case IR_OP_ELU:
-    case IR_OP_SOFTPLUS: case IR_OP_EXP: case IR_OP_NEG: case IR_OP_ABS: case IR_OP_ERF:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static double sigmoid(double x)
 {
     return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
@@ -180,21 +168,38 @@ static double act_eval(const IrAct *a, double x)
 }
 
 
+static double softplus(double x)
+{
+    return x > 30 ? x : log1p(exp(x));
+}
+
+static double neg(double x)
+{
+    return -x;
+}
+
+/* The element-wise functions of one input that are not activations
+ * (those go through act_eval with the op's act from ops.def) and that a
+ * 256-entry table can compute: defined for every int8 input. */
+static double (*const unary_fns[IR_OP_COUNT])(double) = {
+    [IR_OP_SOFTPLUS] = softplus, [IR_OP_EXP] = exp, [IR_OP_NEG] = neg, [IR_OP_ABS] = fabs, [IR_OP_ERF] = erf,
+};
+
+bool pass_quant_fn_supported(IrOp op)
+{
+    return (unsigned)op < IR_OP_COUNT && (ir_op_act(op) != IR_ACT_NONE || unary_fns[op]);
+}
+
 static double op_eval(IrOp op, const IrAct *a, double x)
 {
-    IrAct k = *a;
-    switch (op) {
-    case IR_OP_RELU: case IR_OP_CLIP: case IR_OP_LEAKY_RELU: case IR_OP_SIGMOID:
-    case IR_OP_HARD_SIGMOID: case IR_OP_HARD_SWISH: case IR_OP_TANH: case IR_OP_ELU:
+    if ((unsigned)op >= IR_OP_COUNT)
+        return x;
+    if (ir_op_act(op) != IR_ACT_NONE) {
+        IrAct k = *a;
         k.kind = ir_op_act(op);
         return act_eval(&k, x);
-    case IR_OP_SOFTPLUS: return x > 30 ? x : log1p(exp(x));
-    case IR_OP_EXP: return exp(x);
-    case IR_OP_NEG: return -x;
-    case IR_OP_ABS: return fabs(x);
-    case IR_OP_ERF: return erf(x);
-    default: return x;
     }
+    return unary_fns[op] ? unary_fns[op](x) : x;
 }
 
 double pass_quant_fn_eval(const QuantFn *f, double x)

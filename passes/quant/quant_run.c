@@ -198,53 +198,47 @@ static int f_pool(Eval *e, int l, float *y)
     return 0;
 }
 
+/* the runtime kernel of each binary op (the kernel column of ir/ops.def) */
+static const O2hBinOp binary_kernels[IR_OP_COUNT] = {
+#define OP(id, name, family, flags)
+#define BINARY(id, name, flags, kernel) [IR_OP_##id] = O2H_BIN_##kernel,
+#include "ir/ops.def"
+#undef BINARY
+#undef OP
+};
+
 static int f_binary(Eval *e, int l, float *y)
 {
     const IrLayer *L = &e->g->layers[l];
-    O2hBinOp op;
-    switch (L->op) {
-    case IR_OP_ADD: op = O2H_BIN_ADD; break;
-    case IR_OP_SUB: op = O2H_BIN_SUB; break;
-    case IR_OP_MUL: op = O2H_BIN_MUL; break;
-    case IR_OP_DIV: op = O2H_BIN_DIV; break;
-    case IR_OP_POW: op = O2H_BIN_POW; break;
-    case IR_OP_MAX: op = O2H_BIN_MAX; break;
-    case IR_OP_MIN: op = O2H_BIN_MIN; break;
-    default: op = O2H_BIN_PRELU; break;
-    }
-    if (L->n_in != 2)
+    if (L->n_in != 2 || L->op == IR_OP_MEAN)
         return quant_error(e->d, e->g, l, "%s with %d inputs is not supported by the evaluator",
                            ir_op_name(L->op), L->n_in);
     O2hBroadcast bc;
     quant_broadcast(e->g, L->in[0], L->in[1], L->out[0], &bc);
     O2hEpilogue ep = epilogue(e, L);
-    o2h_binary_f32(op, &bc, in_buf(e, L->in[0]), in_buf(e, L->in[1]), &ep, y);
+    o2h_binary_f32(binary_kernels[L->op], &bc, in_buf(e, L->in[0]), in_buf(e, L->in[1]), &ep, y);
     return 0;
 }
 
-static int unary_code(IrOp op)
-{
-    static const IrOp ops[] = {
-        IR_OP_RELU, IR_OP_CLIP, IR_OP_LEAKY_RELU, IR_OP_SIGMOID, IR_OP_HARD_SIGMOID, IR_OP_HARD_SWISH,
-        IR_OP_TANH, IR_OP_ELU, IR_OP_SOFTPLUS, IR_OP_EXP, IR_OP_LOG, IR_OP_SQRT, IR_OP_NEG, IR_OP_ABS,
-        IR_OP_RECIPROCAL, IR_OP_FLOOR, IR_OP_CEIL, IR_OP_ERF,
-    };
-    for (int i = 0; i < (int)(sizeof ops / sizeof ops[0]); i++)
-        if (ops[i] == op)
-            return i;  /* the order of O2hUnOp */
-    return -1;
-}
+/* the runtime code of each unary op, O2H_UN_<ID> (the UNARY rows of ops.def) */
+static const O2hUnOp unary_codes[IR_OP_COUNT] = {
+#define OP(id, name, family, flags)
+#define UNARY(id, name, flags, act) [IR_OP_##id] = O2H_UN_##id,
+#include "ir/ops.def"
+#undef UNARY
+#undef OP
+};
 
 static int f_unary(Eval *e, int l, float *y)
 {
     const IrLayer *L = &e->g->layers[l];
-    int code = unary_code(L->op);
-    o2h_unary_f32((O2hUnOp)code, L->attr.act.alpha, L->attr.act.beta, in_buf(e, L->in[0]), y,
+    o2h_unary_f32(unary_codes[L->op], L->attr.act.alpha, L->attr.act.beta, in_buf(e, L->in[0]), y,
                   (size_t)numel(e, L->out[0]));
     post(e, L, y);
     return 0;
 }
 
+/* Concat, Transpose and the views; the other layout ops are not evaluated */
 static int f_shape(Eval *e, int l, float *y)
 {
     const IrLayer *L = &e->g->layers[l];
@@ -265,18 +259,34 @@ static int f_shape(Eval *e, int l, float *y)
         for (int i = 0; i < X->rank; i++)
             perm[i] = (int)L->attr.axes.perm[i];
         o2h_transpose(4, X->rank, X->dims, perm, x, y);
-    } else if (L->op == IR_OP_SOFTMAX || L->op == IR_OP_LOG_SOFTMAX) {
-        int axis = (int)(L->attr.axis.axis < 0 ? L->attr.axis.axis + X->rank : L->attr.axis.axis);
-        int64_t outer, inner;
-        quant_axis_split(X, axis, &outer, &inner);
-        o2h_softmax_f32(outer, X->dims[axis], inner, L->op == IR_OP_LOG_SOFTMAX, x, y);
-    } else if (L->op == IR_OP_BATCHNORM) {
-        int64_t hw = X->rank > 2 ? ir_tensor_numel(X) / (X->dims[0] * X->dims[1]) : 1;
-        o2h_batchnorm_f32(X->dims[0], X->dims[1], hw, x, in_buf(e, L->in[1]), in_buf(e, L->in[2]),
-                          in_buf(e, L->in[3]), in_buf(e, L->in[4]), L->attr.norm.epsilon, y);
+    } else if (ir_op_flags(L->op) & IR_F_NO_DATA) {
+        memcpy(y, x, ir_tensor_nbytes(Y));
     } else {
-        memcpy(y, x, ir_tensor_nbytes(Y));  /* views */
+        return quant_error(e->d, e->g, l, "%s is not supported by the calibration evaluator", ir_op_name(L->op));
     }
+    post(e, L, y);
+    return 0;
+}
+
+static int f_softmax(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *X = &e->g->tensors[L->in[0]];
+    int axis = (int)(L->attr.axis.axis < 0 ? L->attr.axis.axis + X->rank : L->attr.axis.axis);
+    int64_t outer, inner;
+    quant_axis_split(X, axis, &outer, &inner);
+    o2h_softmax_f32(outer, X->dims[axis], inner, L->op == IR_OP_LOG_SOFTMAX, in_buf(e, L->in[0]), y);
+    post(e, L, y);
+    return 0;
+}
+
+static int f_norm(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *X = &e->g->tensors[L->in[0]];
+    int64_t hw = X->rank > 2 ? ir_tensor_numel(X) / (X->dims[0] * X->dims[1]) : 1;
+    o2h_batchnorm_f32(X->dims[0], X->dims[1], hw, in_buf(e, L->in[0]), in_buf(e, L->in[1]), in_buf(e, L->in[2]),
+                      in_buf(e, L->in[3]), in_buf(e, L->in[4]), L->attr.norm.epsilon, y);
     post(e, L, y);
     return 0;
 }
@@ -305,6 +315,46 @@ static int f_reduce(Eval *e, int l, float *y)
     return 0;
 }
 
+static int f_conv_family(Eval *e, int l, float *y)
+{
+    if (e->g->layers[l].op != IR_OP_CONV)
+        return quant_error(e->d, e->g, l, "%s is not supported by the calibration evaluator",
+                           ir_op_name(e->g->layers[l].op));
+    return f_conv(e, l, y);
+}
+
+static int f_gemm_family(Eval *e, int l, float *y)
+{
+    return e->g->layers[l].op == IR_OP_MATMUL ? f_matmul(e, l, y) : f_gemm(e, l, y);
+}
+
+static int f_none(Eval *e, int l, float *y)
+{
+    (void)y;
+    return quant_error(e->d, e->g, l, "%s is not supported by the calibration evaluator",
+                       ir_op_name(e->g->layers[l].op));
+}
+
+/* The evaluator of each op family, expanded from the family column of
+ * ir/ops.def: a new family must say here how (or that it cannot) run. */
+typedef int (*FloatFn)(Eval *e, int l, float *y);
+#define EVAL_conv f_conv_family
+#define EVAL_norm f_norm
+#define EVAL_unary f_unary
+#define EVAL_binary f_binary
+#define EVAL_pool f_pool
+#define EVAL_reduce f_reduce
+#define EVAL_gemm f_gemm_family
+#define EVAL_shape f_shape
+#define EVAL_resize f_none
+#define EVAL_softmax f_softmax
+#define EVAL_quant f_none
+static const FloatFn float_fns[IR_OP_COUNT] = {
+#define OP(id, name, family, flags) [IR_OP_##id] = EVAL_##family,
+#include "ir/ops.def"
+#undef OP
+};
+
 static int run_float(Eval *e, int l)
 {
     const IrLayer *L = &e->g->layers[l];
@@ -313,26 +363,7 @@ static int run_float(Eval *e, int l)
     float *y = out_buf(e, L->out[0]);
     if (!y)
         return quant_error(e->d, e->g, l, "out of memory");
-    switch (L->op) {
-    case IR_OP_CONV: return f_conv(e, l, y);
-    case IR_OP_GEMM: return f_gemm(e, l, y);
-    case IR_OP_MATMUL: return f_matmul(e, l, y);
-    case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBAL_AVGPOOL: case IR_OP_GLOBAL_MAXPOOL:
-        return f_pool(e, l, y);
-    case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_POW: case IR_OP_MAX:
-    case IR_OP_MIN: case IR_OP_PRELU:
-        return f_binary(e, l, y);
-    case IR_OP_CONCAT: case IR_OP_TRANSPOSE: case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX:
-    case IR_OP_BATCHNORM: case IR_OP_FLATTEN: case IR_OP_RESHAPE: case IR_OP_SQUEEZE:
-    case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY: case IR_OP_DROPOUT:
-        return f_shape(e, l, y);
-    case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX: case IR_OP_REDUCE_SUM:
-        return f_reduce(e, l, y);
-    default:
-        if (unary_code(L->op) >= 0)
-            return f_unary(e, l, y);
-        return quant_error(e->d, e->g, l, "%s is not supported by the calibration evaluator", ir_op_name(L->op));
-    }
+    return float_fns[L->op](e, l, y);
 }
 
 /* ------------------------------------------------------- integer layers */

@@ -191,20 +191,6 @@ static int decide(Quantizer *z)
 
 /* ------------------------------------------------------- epilogue split */
 
-static IrOp act_op(IrActKind k)
-{
-    switch (k) {
-    case IR_ACT_LEAKY_RELU: return IR_OP_LEAKY_RELU;
-    case IR_ACT_SIGMOID: return IR_OP_SIGMOID;
-    case IR_ACT_HARD_SIGMOID: return IR_OP_HARD_SIGMOID;
-    case IR_ACT_HARD_SWISH: return IR_OP_HARD_SWISH;
-    case IR_ACT_TANH: return IR_OP_TANH;
-    case IR_ACT_ELU: return IR_OP_ELU;
-    case IR_ACT_PRELU: return IR_OP_PRELU;
-    default: return IR_OP_CLIP;  /* SiLU: a no-op Clip carrying the fused act */
-    }
-}
-
 /* L writes a new tensor; a new layer `op` reads it and writes L's output */
 static int split_after(Quantizer *z, int l, IrOp op, const char *suffix)
 {
@@ -229,7 +215,7 @@ static void split_act(Quantizer *z, int l)
     int slope = L->act_slope;
     L->act = (IrAct){IR_ACT_NONE, 0, 0};
     L->act_slope = -1;
-    int n = split_after(z, l, act_op(a.kind), ".pre_act");
+    int n = split_after(z, l, ir_act_op(a.kind), ".pre_act");
     IrLayer *N = &z->g->layers[n];
     if (a.kind == IR_ACT_SILU) {
         N->attr.act = (IrAct){IR_ACT_CLIP, -FLT_MAX, FLT_MAX};

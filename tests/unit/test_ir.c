@@ -73,6 +73,26 @@ static void test_op_table(void)
     CHECK(ir_dtype_size(IR_DT_STRING) == 0);
 }
 
+/* ops.def's act column and act.def's op column name each other */
+static void test_act_table(void)
+{
+    for (int i = 0; i < IR_OP_COUNT; i++) {
+        IrActKind k = ir_op_act((IrOp)i);
+        if (k != IR_ACT_NONE)
+            CHECK_MSG(ir_act_op(k) == (IrOp)i, "%s computes %s, whose op is %s", ir_op_name((IrOp)i),
+                      ir_act_name(k), ir_op_name(ir_act_op(k)));
+    }
+    for (int k = 0; k < IR_ACT_COUNT; k++) {
+        IrOp op = ir_act_op((IrActKind)k);
+        CHECK(op < IR_OP_COUNT);
+        /* an activation with an op of its own is that op's act (SiLU rides on Clip) */
+        if (k != IR_ACT_NONE && k != IR_ACT_SILU && k != IR_ACT_PRELU)
+            CHECK_MSG(ir_op_act(op) == (IrActKind)k, "%s", ir_act_name((IrActKind)k));
+    }
+    CHECK(ir_op_act(IR_OP_SIGMOID) == IR_ACT_SIGMOID && ir_op_act(IR_OP_EXP) == IR_ACT_NONE);
+    CHECK(!strcmp(ir_act_name(IR_ACT_HARD_SWISH), "hard_swish") && !strcmp(ir_act_name(IR_ACT_COUNT), "?"));
+}
+
 static void test_tensors(void)
 {
     IrGraph *g = ir_graph_new(NULL);
@@ -264,6 +284,7 @@ static void test_print(void)
 int main(void)
 {
     test_op_table();
+    test_act_table();
     test_tensors();
     test_stats();
     test_verify_and_compact();

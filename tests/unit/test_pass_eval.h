@@ -216,6 +216,7 @@ static inline double ev_act(IrActKind k, double a, double b, double x, double sl
     case IR_ACT_SILU: return x / (1.0 + exp(-x));
     case IR_ACT_TANH: return tanh(x);
     case IR_ACT_ELU: return x < 0 ? a * (exp(x) - 1.0) : x;
+    case IR_ACT_COUNT: break;
     }
     return x;
 }
