@@ -375,8 +375,7 @@ static int64_t out_bytes(const FeNode *n)
 
 static bool is_view(IrOp op)
 {
-    return op == IR_OP_IDENTITY || op == IR_OP_DROPOUT || op == IR_OP_RESHAPE ||
-           op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE;
+    return (ir_op_flags(op) & IR_F_NO_DATA) != 0;
 }
 
 /* A view of a constant still in the mapped file shares its bytes: weights

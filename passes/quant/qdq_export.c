@@ -322,38 +322,18 @@ static void act_node(Qx *x, const IrAct *a, const char *in, const char *out)
     }
 }
 
-static const char *unary_name(IrOp op)
-{
-    switch (op) {
-    case IR_OP_SOFTPLUS: return "Softplus";
-    case IR_OP_EXP: return "Exp";
-    case IR_OP_LOG: return "Log";
-    case IR_OP_SQRT: return "Sqrt";
-    case IR_OP_NEG: return "Neg";
-    case IR_OP_ABS: return "Abs";
-    case IR_OP_RECIPROCAL: return "Reciprocal";
-    case IR_OP_FLOOR: return "Floor";
-    case IR_OP_CEIL: return "Ceil";
-    case IR_OP_ERF: return "Erf";
-    default: return NULL;
-    }
-}
-
-
-static const char *binary_name(IrOp op)
-{
-    switch (op) {
-    case IR_OP_ADD: return "Add";
-    case IR_OP_SUB: return "Sub";
-    case IR_OP_MUL: return "Mul";
-    case IR_OP_DIV: return "Div";
-    case IR_OP_POW: return "Pow";
-    case IR_OP_MAX: return "Max";
-    case IR_OP_MIN: return "Min";
-    case IR_OP_PRELU: return "PRelu";
-    default: return NULL;
-    }
-}
+/* The element-wise ops (the unary and binary rows of ir/ops.def): written
+ * as the ONNX op of the same name on the same inputs, except activations,
+ * which act_node writes with their attributes. */
+static const char *const eltwise_names[IR_OP_COUNT] = {
+#define OP(id, name, family, flags)
+#define UNARY(id, name, flags, act) [IR_OP_##id] = name,
+#define BINARY(id, name, flags, kernel) [IR_OP_##id] = name,
+#include "ir/ops.def"
+#undef BINARY
+#undef UNARY
+#undef OP
+};
 
 static int view_node(Qx *x, int l, const char *out)
 {
@@ -412,7 +392,6 @@ static int op_node(Qx *x, int l, const char *out)
     const IrLayer *L = &x->g->layers[l];
     Onnx__NodeProto *n;
     int nsp = T(x, L->in[0])->rank - 2;
-    const char *bn = binary_name(L->op), *un = unary_name(L->op);
     switch (L->op) {
     case IR_OP_CONV:
         n = node(x, "Conv", L->n_in > 2 && L->in[2] >= 0 ? 3 : 2,
@@ -441,20 +420,11 @@ static int op_node(Qx *x, int l, const char *out)
         attr_int(x, node(x, "Concat", L->n_in, ins, out), "axis", L->attr.axis.axis);
         return 0;
     }
-    case IR_OP_FLATTEN: case IR_OP_RESHAPE: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
-    case IR_OP_IDENTITY: case IR_OP_DROPOUT:
-        return view_node(x, l, out);
     default:
         break;
     }
-    if (bn) {
-        node(x, bn, 2, (const char *[]){input(x, l, 0), input(x, l, 1)}, out);
-        return 0;
-    }
-    if (un) {
-        node(x, un, 1, (const char *[]){input(x, l, 0)}, out);
-        return 0;
-    }
+    if (ir_op_flags(L->op) & IR_F_NO_DATA)
+        return view_node(x, l, out);
     IrActKind k = ir_op_act(L->op);
     if (k != IR_ACT_NONE) {
         IrAct a = L->attr.act;
@@ -463,6 +433,13 @@ static int op_node(Qx *x, int l, const char *out)
             node(x, "Identity", 1, (const char *[]){input(x, l, 0)}, out);  /* the SiLU carrier */
         else
             act_node(x, &a, input(x, l, 0), out);
+        return 0;
+    }
+    if (eltwise_names[L->op]) {
+        const char *ins[IR_MAX_IO];
+        for (int i = 0; i < L->n_in; i++)
+            ins[i] = input(x, l, i);
+        node(x, eltwise_names[L->op], L->n_in, ins, out);
         return 0;
     }
     return misc_node(x, l, out);

@@ -582,9 +582,9 @@ int pass_quant_lower(IrGraph *g, int l, QuantLayer *q, IrDiag *d)
         return quant_error(d, g, l, "ReduceMean has an integer form only over the spatial axes");
     case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: return lower_add_mul(g, l, q, d);
     case IR_OP_CONCAT: return lower_concat(g, l, q, d);
-    case IR_OP_FLATTEN: case IR_OP_RESHAPE: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
-    case IR_OP_IDENTITY: case IR_OP_DROPOUT: return lower_view(g, l, q, d);
     default:
+        if (ir_op_flags(L->op) & IR_F_NO_DATA)
+            return lower_view(g, l, q, d);
         if (pass_quant_fn_supported(L->op))
             return lower_unary(g, l, q, d);
         return quant_error(d, g, l, "%s has no integer form", ir_op_name(L->op));

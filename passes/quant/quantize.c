@@ -67,8 +67,7 @@ typedef struct {
 
 static bool is_view(IrOp op)
 {
-    return op == IR_OP_FLATTEN || op == IR_OP_RESHAPE || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE ||
-           op == IR_OP_IDENTITY || op == IR_OP_DROPOUT;
+    return (ir_op_flags(op) & IR_F_NO_DATA) != 0;
 }
 
 static bool is_follower(IrOp op)
