@@ -22,6 +22,7 @@
                                          "IR_ACT_" #id " and O2H_ACT_" #id " differ");
 #include "ir/act.def"
 #undef ACT
+_Static_assert((int)IR_ACT_COUNT == (int)O2H_ACT_COUNT, "ir/act.def and O2hActKind list different activations");
 
 static const char *const act_names[IR_ACT_COUNT] = {
 #define ACT(id, name, op) [IR_ACT_##id] = "O2H_ACT_" #id,

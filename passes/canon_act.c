@@ -1,5 +1,5 @@
-/* canon_act.c - pass canon_act: recognize HardSwish spelled out in basic ops
- * and make it one HardSwish layer.
+/* canon_act.c - pass canon_act: recognize HardSwish and Mish spelled out in
+ * basic ops and make each one layer.
  *
  * Contract
  *   requires: shapes known; no fused epilogues on the matched layers.
@@ -9,12 +9,14 @@
  *               x * HardSigmoid(x)            alpha = 1/6, beta = 0.5
  *               x * (Clip(x + 3, 0, 6) / 6)   also "* (1/6)" for "/ 6"
  *               (x * Clip(x + 3, 0, 6)) / 6   also "* (1/6)"
+ *             or Mish(x), for the form PyTorch exports before opset 18:
+ *               x * Tanh(Softplus(x))
  *   breaks:   nothing. Intermediate layers that nothing else reads are
  *             removed; the others stay (they still compute their values).
  *
- * Why a separate pass: fuse_act then only has to know the HardSwish op, and
- * a HardSwish whose producer cannot take an epilogue still becomes one
- * element-wise layer instead of four.
+ * Why a separate pass: fuse_act then only has to know the HardSwish and Mish
+ * ops, and one whose producer cannot take an epilogue still becomes one
+ * element-wise layer instead of three or four.
  */
 #include "passes.h"
 #include "pass_util.h"
@@ -93,6 +95,20 @@ static int match_mul_form(IrGraph *g, const IrLayer *M)
     return -1;
 }
 
+/* x * Tanh(Softplus(x)) for Mul layer M */
+static int match_mish(IrGraph *g, const IrLayer *M)
+{
+    if (M->op != IR_OP_MUL || M->n_in != 2)
+        return -1;
+    for (int k = 0; k < 2; k++) {
+        const IrLayer *T = made_by(g, M->in[1 - k], IR_OP_TANH);
+        const IrLayer *S = T && T->n_in == 1 ? made_by(g, T->in[0], IR_OP_SOFTPLUS) : NULL;
+        if (S && S->n_in == 1 && M->in[k] >= 0 && S->in[0] == M->in[k])
+            return M->in[k];
+    }
+    return -1;
+}
+
 /* (x * relu6(x + 3)) / 6 ending at layer R */
 static int match_div_form(IrGraph *g, int r)
 {
@@ -150,18 +166,21 @@ static int rewrite(IrGraph *g, int r)
     IrLayer *R = &g->layers[r];
     if (R->n_in != 2 || !pass_no_epilogue(R) || !pass_single_output(g, r))
         return 0;
+    IrOp op = IR_OP_HARD_SWISH;
     int x = match_mul_form(g, R);
     if (x < 0)
         x = match_div_form(g, r);
+    if (x < 0 && (x = match_mish(g, R)) >= 0)
+        op = IR_OP_MISH;
     if (x < 0 || !pass_same_shape(g, x, R->out[0]) || g->tensors[x].dtype != IR_DT_FLOAT)
         return 0;
     int set[MAX_PATTERN];
     int n = pattern_layers(g, r, x, set);
-    R->op = IR_OP_HARD_SWISH;
+    R->op = op;
     ir_set_use(g, r, &R->in[0], x);
     R->in[1] = -1;
     R->n_in = 1;
-    R->attr.act = (IrAct){.kind = IR_ACT_HARD_SWISH};
+    R->attr.act = (IrAct){.kind = ir_op_act(op)};
     retire_pattern(g, set, n);
     return 1;
 }

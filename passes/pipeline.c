@@ -28,7 +28,7 @@ static const PassInfo pipeline[] = {
     {"fold_bn_next", pass_fold_bn_next, PASS_DEFAULT,
      "fold a remaining BatchNormalization into the following Conv when exact"},
     {"canon_act", pass_canon_act, PASS_DEFAULT,
-     "rewrite x*Clip(x+3,0,6)/6 and x*HardSigmoid(x) into HardSwish"},
+     "rewrite x*Clip(x+3,0,6)/6 and x*HardSigmoid(x) into HardSwish, x*Tanh(Softplus(x)) into Mish"},
     {"fuse_residual", pass_fuse_residual, PASS_DEFAULT,
      "fuse a residual Add into the epilogue of the Conv/Gemm producing one operand"},
     {"fuse_act", pass_fuse_act, PASS_DEFAULT,

@@ -39,7 +39,8 @@ const char *o2h_status_str(O2hStatus s);
 
 /* ------------------------------------------------------- activations */
 
-/* Same order as IrActKind in ir/ir.h. */
+/* One per line of ir/act.def, in that order (codegen/host_epilogue.c
+ * checks each value against IrActKind at compile time). */
 typedef enum {
     O2H_ACT_NONE = 0,
     O2H_ACT_RELU,
@@ -52,6 +53,8 @@ typedef enum {
     O2H_ACT_SILU,         /* x * sigmoid(x) */
     O2H_ACT_TANH,
     O2H_ACT_ELU,          /* alpha */
+    O2H_ACT_MISH,         /* x * tanh(softplus(x)) */
+    O2H_ACT_COUNT         /* not a kind: the number of kinds */
 } O2hActKind;
 
 /* Epilogue applied to each output of conv/gemm/eltwise:
@@ -163,7 +166,8 @@ typedef enum {
     O2H_UN_RELU = 0, O2H_UN_CLIP, O2H_UN_LEAKY_RELU, O2H_UN_SIGMOID, O2H_UN_HARD_SIGMOID,
     O2H_UN_HARD_SWISH, O2H_UN_TANH, O2H_UN_ELU, O2H_UN_SOFTPLUS, O2H_UN_EXP, O2H_UN_LOG,
     O2H_UN_SQRT, O2H_UN_NEG, O2H_UN_ABS, O2H_UN_RECIPROCAL, O2H_UN_FLOOR, O2H_UN_CEIL,
-    O2H_UN_ERF,
+    O2H_UN_ERF, O2H_UN_MISH,
+    O2H_UN_COUNT          /* not an op: the number of ops */
 } O2hUnOp;
 
 /* y may equal x (in place). alpha/beta as for the activations. */

@@ -159,11 +159,14 @@ O2H_INLINE o2h_vf o2h_vexp(o2h_vf x)
 O2H_INLINE o2h_vf o2h_vsigmoid(o2h_vf x) { return 1.0f / (1.0f + o2h_vexp(-x)); }
 O2H_INLINE o2h_vf o2h_vsilu(o2h_vf x) { return x / (1.0f + o2h_vexp(-x)); }
 
-/* Activations applied to a vector in registers: every kind but PRelu (needs
- * the channel), Tanh and Elu (libm). */
+/* Activations applied to a vector in registers: the kinds o2h_vact
+ * computes. The others (PRelu needs the channel; Tanh, Elu and Mish use
+ * libm) go through o2h_act_row after the store, and so does any kind added
+ * later until o2h_vact learns it. */
 O2H_INLINE int o2h_vact_ok(O2hActKind k)
 {
-    return k != O2H_ACT_PRELU && k != O2H_ACT_TANH && k != O2H_ACT_ELU;
+    return k == O2H_ACT_RELU || k == O2H_ACT_CLIP || k == O2H_ACT_LEAKY_RELU || k == O2H_ACT_SIGMOID ||
+           k == O2H_ACT_HARD_SIGMOID || k == O2H_ACT_HARD_SWISH || k == O2H_ACT_SILU;
 }
 
 O2H_INLINE o2h_vf o2h_vact(const O2hEpilogue *e, o2h_vf x)

@@ -7,7 +7,7 @@
  * dominated by scalar libm expf calls, so exp is computed here with a
  * Cody-Waite range reduction and a degree-7 polynomial on whole vectors
  * (about 2 ulp, plain arithmetic, no -ffast-math needed). The rarely used
- * math ops (Exp, Log, Erf, Tanh, ...) call libm for exactness. */
+ * math ops (Exp, Log, Erf, Tanh, Mish, ...) call libm for exactness. */
 #include "rt_internal.h"
 
 #include <math.h>
@@ -126,6 +126,24 @@ static void o2h_tanh_n(float *x, size_t n)
         x[i] = tanhf(x[i]);
 }
 
+/* softplus(x) = log(1 + e^x) without overflow for large x */
+static float o2h_softplus1(float x)
+{
+    return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
+}
+
+/* Mish (YOLOv4 and its descendants): x * tanh(softplus(x)) */
+static float o2h_mish1(float x)
+{
+    return x * tanhf(o2h_softplus1(x));
+}
+
+static void o2h_mish_n(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = o2h_mish1(x[i]);
+}
+
 /* In-place activation of the kinds that do not depend on the channel.
  * Returns 0 for PRelu, which needs a slope. */
 static int o2h_act_plain(const O2hEpilogue *e, float *x, size_t n)
@@ -141,7 +159,9 @@ static int o2h_act_plain(const O2hEpilogue *e, float *x, size_t n)
     case O2H_ACT_SILU: o2h_silu_n(x, n); return 1;
     case O2H_ACT_TANH: o2h_tanh_n(x, n); return 1;
     case O2H_ACT_ELU: o2h_elu_n(x, n, e->alpha); return 1;
+    case O2H_ACT_MISH: o2h_mish_n(x, n); return 1;
     case O2H_ACT_PRELU: return 0;
+    case O2H_ACT_COUNT: break;
     }
     return 1;
 }
@@ -176,11 +196,6 @@ void o2h_act_f32(const O2hEpilogue *e, float *x, size_t n, int channel)
 
 /* ------------------------------------------------------------ unary ops */
 
-static float o2h_softplus1(float x)
-{
-    return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
-}
-
 /* The libm-backed ops, one value at a time. */
 static float o2h_unary_math(O2hUnOp op, float x)
 {
@@ -195,6 +210,7 @@ static float o2h_unary_math(O2hUnOp op, float x)
     case O2H_UN_FLOOR: return floorf(x);
     case O2H_UN_CEIL: return ceilf(x);
     case O2H_UN_ERF: return erff(x);
+    case O2H_UN_MISH: return o2h_mish1(x);
     default: return x;
     }
 }

@@ -318,6 +318,14 @@ static void act_node(Qx *x, const IrAct *a, const char *in, const char *out)
         node(x, "Sigmoid", 1, &in, mid);
         node(x, "Mul", 2, (const char *[]){in, mid}, out);
         break;
+    case IR_ACT_MISH: {  /* Mish is opset 18: x * Tanh(Softplus(x)) */
+        mid = tmp_name(x, out);
+        const char *sp = tmp_name(x, out);
+        node(x, "Softplus", 1, &in, sp);
+        node(x, "Tanh", 1, &sp, mid);
+        node(x, "Mul", 2, (const char *[]){in, mid}, out);
+        break;
+    }
     default: node(x, "Identity", 1, &in, out); break;
     }
 }

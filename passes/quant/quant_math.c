@@ -140,6 +140,11 @@ int32_t pass_quant_round(float x, float scale, int32_t zero, int32_t lo, int32_t
 
 /* ------------------------------------------------------- functions */
 
+static double softplus(double x)
+{
+    return x > 30 ? x : log1p(exp(x));
+}
+
 static double sigmoid(double x)
 {
     return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
@@ -163,15 +168,11 @@ static double act_eval(const IrAct *a, double x)
     case IR_ACT_SILU: return x * sigmoid(x);
     case IR_ACT_TANH: return tanh(x);
     case IR_ACT_ELU: return x >= 0 ? x : a->alpha * (exp(x) - 1.0);
+    case IR_ACT_MISH: return x * tanh(softplus(x));
     default: return x;
     }
 }
 
-
-static double softplus(double x)
-{
-    return x > 30 ? x : log1p(exp(x));
-}
 
 static double neg(double x)
 {

@@ -25,6 +25,9 @@
  * /usr/share/libonnx-testdata/data. Without the data the test is skipped
  * (exit 77).
  *
+ * Ops newer than that data (opset 18 and up) get tests in the same layout
+ * from conformance_extra.h, run as the suite "extra".
+ *
  * The pin: tests/unit/conformance_pass.txt lists every test that passes
  * today. One of them failing or turning unsupported fails this test, so a
  * regression cannot hide behind the totals; a test that newly passes is
@@ -47,6 +50,7 @@
 #include "codegen/host.h"
 #include "driver/driver.h"
 #include "onnx.pb-c.h"
+#include "conformance_extra.h"
 #include "test_util.h"
 
 #define MAX_IO 32
@@ -569,10 +573,11 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void run_suite(Ctx *c, const char *suite)
+/* every test under base/suite */
+static void run_suite(Ctx *c, const char *base, const char *suite)
 {
     char root[PATHN];
-    fmt(root, sizeof root, "%s/%s", test_data_root(), suite);
+    fmt(root, sizeof root, "%s/%s", base, suite);
     DIR *d = opendir(root);
     if (!d)
         return;
@@ -699,7 +704,15 @@ int main(void)
     const char *only = getenv("O2H_CONFORMANCE_SUITE");
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
         if (!only || !*only || !strcmp(only, suites[i]))
-            run_suite(&c, suites[i]);
+            run_suite(&c, test_data_root(), suites[i]);
+    char extra[PATHN + 16];
+    fmt(extra, sizeof extra, "%s/extra", work);
+    if (extra_write_suite(extra)) {
+        printf("conformance: FAIL: cannot write the extra tests in %s\n", extra);
+        c.failed++;
+    } else if (!only || !*only || !strcmp(only, "extra")) {
+        run_suite(&c, work, "extra");
+    }
     fclose(c.report);
     printf("conformance: %d run, %d passed, %d failed, %d unsupported, %d pinned passes lost, %d new "
            "(report: %s)\n", c.run, c.passed, c.failed, c.unsupported, c.regressed, c.new_passes, report);

@@ -380,6 +380,16 @@ static void test_unary_norm(void)
     CHECK(L && L->n_in == 5 && fabsf(L->attr.norm.epsilon - 1e-3f) < 1e-9f);
     done(b, g, &d);
 
+    /* Mish (opset 18): its activation in attr.act, the input's shape */
+    b = mb_new(18);
+    mb_input(b, "x", 1, 4, D(1, 4, 2, 2));
+    mb_node(b, "Mish", "mish", "x", "y");
+    mb_output(b, "y", 1, -1, NULL);
+    g = load_ok(b, &d);
+    L = layer_of(g, IR_OP_MISH);
+    CHECK(g && SHAPE(g, "y", 4, 1, 4, 2, 2) && L && L->attr.act.kind == IR_ACT_MISH && L->n_in == 1);
+    done(b, g, &d);
+
     /* Clip before opset 11: attributes */
     b = mb_new(9);
     mb_input(b, "x", 1, 1, D(3));

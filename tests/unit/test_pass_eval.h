@@ -216,6 +216,7 @@ static inline double ev_act(IrActKind k, double a, double b, double x, double sl
     case IR_ACT_SILU: return x / (1.0 + exp(-x));
     case IR_ACT_TANH: return tanh(x);
     case IR_ACT_ELU: return x < 0 ? a * (exp(x) - 1.0) : x;
+    case IR_ACT_MISH: return x * tanh(log1p(exp(x)));
     case IR_ACT_COUNT: break;
     }
     return x;
@@ -507,6 +508,10 @@ static inline int ev_layer(Eval *e, int l)
         break;
     case IR_OP_PAD: ev_pad(e, L, y); break;
     case IR_OP_CONCAT: ev_concat(e, L, y); break;
+    case IR_OP_SOFTPLUS:  /* Mish spelled out: x * Tanh(Softplus(x)) */
+        for (int64_t i = 0; i < n; i++)
+            y[i] = (float)log1p(exp(e->v[L->in[0]][i]));
+        break;
     default: {
         IrActKind k = ir_op_act(L->op);
         if (k == IR_ACT_NONE)

@@ -224,6 +224,7 @@ static void test_acts(void)
     test_act(IR_OP_HARD_SWISH, IR_ACT_HARD_SWISH, 0, 0);
     test_act(IR_OP_TANH, IR_ACT_TANH, 0, 0);
     test_act(IR_OP_ELU, IR_ACT_ELU, 1.0f, 0);
+    test_act(IR_OP_MISH, IR_ACT_MISH, 0, 0);
 }
 
 /* act into Gemm, MatMul(const B), Add and a standalone BN */
@@ -321,6 +322,26 @@ static void test_hardswish(int form, bool after_conv)
         CHECK_EQ_INT(g->layers[0].act.kind, IR_ACT_HARD_SWISH);
     else
         CHECK_EQ_INT(g->layers[0].op, IR_OP_HARD_SWISH);
+    ir_graph_free(g);
+}
+
+/* Mish as PyTorch exports it before opset 18: x * Tanh(Softplus(x)),
+ * operands of the Mul in either order */
+static void test_mish(int order, bool after_conv)
+{
+    uint32_t s = 112;
+    int x;
+    IrGraph *g = new_graph(4, 5, &x);
+    int v = after_conv ? tb_conv(g, "c", x, 4, 3, 1, 1, 1, 1, &s) : x;
+    int t = tb_unary(g, IR_OP_TANH, "tanh", tb_unary(g, IR_OP_SOFTPLUS, "softplus", v, 0, 0), 0, 0);
+    tb_output(g, order ? tb_binary(g, IR_OP_MUL, "mul", t, v) : tb_binary(g, IR_OP_MUL, "mul", v, t));
+    double err = run_cmp(g, "default", 19);
+    CHECK_MSG(err >= 0 && err < TOL, "mish order %d: err %g", order, err);
+    CHECK_EQ_INT(g->n_layers, 1);
+    if (after_conv)
+        CHECK_EQ_INT(g->layers[0].act.kind, IR_ACT_MISH);
+    else
+        CHECK_EQ_INT(g->layers[0].op, IR_OP_MISH);
     ir_graph_free(g);
 }
 
@@ -601,6 +622,10 @@ int main(void)
         test_hardswish(f, false);
     }
     test_hardswish_negative();
+    for (int order = 0; order < 2; order++) {
+        test_mish(order, true);
+        test_mish(order, false);
+    }
     test_residual();
     test_residual_two_convs();
     test_residual_after_act();

@@ -38,6 +38,9 @@ static IrLayer *last(IrGraph *g)
     return &g->layers[g->n_layers - 1];
 }
 
+/* build() with a Mish (as in YOLOv4's backbone) where the SiLU is */
+static bool mish_net;
+
 static IrGraph *build(void)
 {
     IrGraph *g = ir_graph_new("mini.onnx");
@@ -51,7 +54,7 @@ static IrGraph *build(void)
     int t3 = tb_conv(g, "pw", t2, 8, 1, 1, 0, 1, 1, &seed);
     last(g)->residual = t1;
     int t4 = tb_conv(g, "down", t3, 8, 3, 2, 1, 1, 1, &seed);
-    last(g)->act = (IrAct){IR_ACT_SILU, 0, 0};
+    last(g)->act = (IrAct){mish_net ? IR_ACT_MISH : IR_ACT_SILU, 0, 0};
     int t5 = pool_layer(g, IR_OP_MAXPOOL, "mp", t4, 2, 2, 0);
     int gap = tb_gap(g, "se_gap", t5);
     int se = tb_conv(g, "se_fc", gap, 8, 1, 1, 0, 1, 1, &seed);
@@ -191,6 +194,21 @@ static void test_int8_structure(void)
     ir_graph_free(g);
 }
 
+/* a fused Mish becomes its own int8 table layer computing the float function */
+static void test_mish_table(void)
+{
+    IrGraph *g;
+    mish_net = true;
+    run("int8", NULL, 0.05, &g);
+    mish_net = false;
+    CHECK_EQ_INT(count(g, IR_OP_MISH, IR_PREC_INT8), 1);
+    int conv_mish = 0;
+    for (int l = 0; l < g->n_layers; l++)
+        conv_mish += g->layers[l].act.kind == IR_ACT_MISH;
+    CHECK_EQ_INT(conv_mish, 0);
+    ir_graph_free(g);
+}
+
 static void test_precisions(void)
 {
     run("dfxp8", NULL, 0.15, NULL);
@@ -288,6 +306,7 @@ static void test_float_noop(void)
 int main(void)
 {
     test_int8_structure();
+    test_mish_table();
     test_precisions();
     test_dfxp_scales();
     test_mixed();

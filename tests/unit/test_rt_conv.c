@@ -87,7 +87,7 @@ static void run_conv(const char *name, const ConvCase *c, int act, int res, int 
 static void run_all_epilogues(const char *name, const ConvCase *c)
 {
     static const int acts[] = {O2H_ACT_NONE, O2H_ACT_RELU, O2H_ACT_CLIP, O2H_ACT_PRELU,
-                               O2H_ACT_SILU, O2H_ACT_HARD_SWISH, O2H_ACT_SIGMOID};
+                               O2H_ACT_SILU, O2H_ACT_HARD_SWISH, O2H_ACT_SIGMOID, O2H_ACT_MISH};
     for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
         run_conv(name, c, acts[i], (int)(i % 2), 1);
     run_conv(name, c, O2H_ACT_RELU, 1, 0);

@@ -74,6 +74,7 @@ static void test_gemm(void)
         run_gemm(M, N, K, 0, 0, 1.5f, 0.0f, 1, N, O2H_ACT_PRELU, 1);
         run_gemm(M, N, K, 0, 1, 1.0f, 1.0f, 1, N, O2H_ACT_PRELU, 0);
         run_gemm(M, N, K, 0, 0, -2.0f, 1.0f, 1, N, O2H_ACT_SILU, 0);
+        run_gemm(M, N, K, 0, 1, 1.0f, 1.0f, 1, N, O2H_ACT_MISH, 1);  /* applied after the tile store */
     }
     /* K = 0: C and epilogue only */
     run_gemm(3, 5, 0, 0, 1, 1.0f, 1.0f, 1, 5, O2H_ACT_RELU, 1);

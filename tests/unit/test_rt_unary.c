@@ -24,6 +24,8 @@ static double ref_unary(O2hUnOp op, double a, double b, double x)
     case O2H_UN_FLOOR: return floor(x);
     case O2H_UN_CEIL: return ceil(x);
     case O2H_UN_ERF: return erf(x);
+    case O2H_UN_MISH: return rt_ref_act(O2H_ACT_MISH, a, b, 0, x);
+    case O2H_UN_COUNT: break;
     }
     return x;
 }
@@ -31,7 +33,7 @@ static double ref_unary(O2hUnOp op, double a, double b, double x)
 static void test_unary_ops(void)
 {
     size_t lens[] = {1, 3, 16, 37, 1000};
-    for (int op = O2H_UN_RELU; op <= O2H_UN_ERF; op++)
+    for (int op = O2H_UN_RELU; op < O2H_UN_COUNT; op++)
         for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
             size_t n = lens[li];
             float *x = rt_alloc(n), *y = rt_alloc(n);
@@ -60,7 +62,7 @@ static void test_acts(void)
 {
     size_t n = 203;
     float slope[4] = {0.1f, -0.2f, 0.3f, 0.25f};
-    for (int act = O2H_ACT_NONE; act <= O2H_ACT_ELU; act++)
+    for (int act = O2H_ACT_NONE; act < O2H_ACT_COUNT; act++)
         for (int ch = 0; ch < 4; ch++) {
             O2hEpilogue e = {(O2hActKind)act, 0.2f, 0.6f, slope, ch == 3 ? 1 : 4, NULL};
             if (act == O2H_ACT_CLIP) {

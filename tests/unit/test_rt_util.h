@@ -65,6 +65,7 @@ static inline double rt_ref_act(int act, double alpha, double beta, double slope
     case O2H_ACT_SILU: return x / (1.0 + exp(-x));
     case O2H_ACT_TANH: return tanh(x);
     case O2H_ACT_ELU: return x < 0 ? alpha * (exp(x) - 1.0) : x;
+    case O2H_ACT_MISH: return x * tanh(x > 30 ? x : log1p(exp(x)));
     }
     return x;
 }
