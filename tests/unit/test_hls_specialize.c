@@ -10,9 +10,8 @@
  * a 1 MB value; declarations under `#if` on a parameter renamed in the
  * branch the values select. */
 #include "check.h"
-#include "test_file.h"
-#include "codegen/hls_specialize.h"
 #include "test_util.h"
+#include "codegen/hls_specialize.h"
 
 #include <stdio.h>
 #include <stdlib.h>

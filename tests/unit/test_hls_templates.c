@@ -21,7 +21,7 @@
  * Exit 77 only when there is no C compiler.
  */
 #include "check.h"
-#include "test_file.h"
+#include "test_util.h"
 #include "codegen/hls_specialize.h"
 #include "plan/loopnest.h"
 #include "runtime/o2h_rt_int.h"
@@ -2415,10 +2415,8 @@ static void test_seml_eltwise(void)
 
 int main(void)
 {
-    if (system("cc --version > /dev/null 2>&1") != 0) {
-        printf("no C compiler (cc): skipped\n");
-        return 77;
-    }
+    if (system("cc --version > /dev/null 2>&1") != 0)
+        return test_skip("no C compiler (cc)");
     mkdir(WORK, 0777);
     remove(WORK "/runs.txt");
     if (system("echo 'int main(void){return 0;}' | cc -fsanitize=address,undefined -x c - -o " WORK
