@@ -4,12 +4,18 @@
  * are put in, and that text is parsed again in each view for the byte
  * offsets of the identifiers to prefix (so code under `#if` on a parameter
  * is seen as the instance compiles it). The two views' offsets are merged,
- * the renames applied in one pass, and the result re-parsed in memory. */
+ * the renames applied in one pass, and the result re-parsed in memory.
+ *
+ * The definitions depend only on the template's text and the parse's
+ * arguments, not on the request: they are kept per (text, arguments) for
+ * the life of the process, so a model's many instances of one template
+ * parse it as written once (two of each instance's five parses). */
 #include "hls_specialize.h"
 
 #include "hls_clang.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -676,9 +682,98 @@ static char *put_values(Spec *s, size_t *out_len)
     return out;
 }
 
+/* ----------------------------------------- template definitions cache */
+
+typedef struct DefCache {
+    uint64_t key;
+    ParamDef *defs;
+    int n_defs;
+    struct DefCache *next;
+} DefCache;
+
+static DefCache *def_cache;
+static pthread_mutex_t def_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* the template's text and every argument its parse takes (0 if unreadable) */
+static uint64_t def_key(const Spec *s)
+{
+    size_t len;
+    char *text = read_file(s->rq->template_path, &len);
+    if (!text)
+        return 0;
+    uint64_t h = fnv(14695981039346656037ull, text, len);
+    free(text);
+    h = fnv(h, s->rq->template_path, strlen(s->rq->template_path) + 1);
+    for (int i = 0; i < s->rq->n_include_dirs; i++)
+        h = fnv(h, s->rq->include_dirs[i], strlen(s->rq->include_dirs[i]) + 1);
+    h = fnv(h, "|", 1);
+    for (int i = 0; i < s->rq->n_defines; i++)
+        h = fnv(h, s->rq->defines[i], strlen(s->rq->defines[i]) + 1);
+    return h ? h : 1;
+}
+
+static ParamDef *copy_defs(const ParamDef *d, int n)
+{
+    ParamDef *c = xrealloc(NULL, (size_t)n * sizeof *c);
+    for (int i = 0; i < n; i++) {
+        c[i] = d[i];
+        c[i].name = strdup(d[i].name);
+        if (!c[i].name)
+            abort();
+    }
+    return c;
+}
+
+static bool defs_cached(Spec *s, uint64_t key)
+{
+    pthread_mutex_lock(&def_cache_lock);
+    const DefCache *c = def_cache;
+    while (c && c->key != key)
+        c = c->next;
+    if (c) {
+        s->defs = copy_defs(c->defs, c->n_defs);
+        s->n_defs = c->n_defs;
+    }
+    pthread_mutex_unlock(&def_cache_lock);
+    return c != NULL;
+}
+
+static void defs_keep(const Spec *s, uint64_t key)
+{
+    DefCache *c = xrealloc(NULL, sizeof *c);
+    c->key = key;
+    c->defs = copy_defs(s->defs, s->n_defs);
+    c->n_defs = s->n_defs;
+    pthread_mutex_lock(&def_cache_lock);
+    c->next = def_cache;
+    def_cache = c;
+    pthread_mutex_unlock(&def_cache_lock);
+}
+
+/* the template's O2H_P_ definitions, parsed in both views or kept */
+static int template_defs(Spec *s, CXIndex idx)
+{
+    uint64_t key = def_key(s);
+    if (key && defs_cached(s, key))
+        return 0;
+    if (parse_view(s, idx, NULL, 0, false) || parse_view(s, idx, NULL, 0, true))
+        return -1;
+    if (key)
+        defs_keep(s, key);
+    return 0;
+}
+
 static char *specialize(Spec *s, CXIndex idx)
 {
-    if (parse_view(s, idx, NULL, 0, false) || parse_view(s, idx, NULL, 0, true))
+    if (template_defs(s, idx))
         return NULL;
     check_template_params(s);
     check_request_params(s);

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # bench_hls.sh - the accelerator on the shared CNNs: for each model and each
-# design (SEML-only, the planner's hybrid, a split halfway to the hybrid's,
-# SESL-only where it fits) compile with --emit hls, build and run the C
+# design (SEML-only, the planner's hybrid for the balanced objective, the
+# hybrid for throughput, a split halfway to the balanced hybrid's, SESL-only
+# where it fits) compile with --emit hls, build and run the C
 # simulation, and print: compile time (CPU seconds of onnx2hls), C-simulation
 # time per frame (CPU seconds of the testbench, after building it), bit-exact
 # result, the worst per-layer cycle deviation from the plan, the plan's period
 # against the counted one, and the size of OUT/hls.
 #   tests/bench/bench_hls.sh [ONNX2HLS [MODELS_DIR]]
+# The budget is the planner's goal point, ZCU102 at 1024 PEs and 167 MHz;
+# BENCH_HLS_PLAN="--target ... --pe-budget ... --clock ..." sets another.
 # Needs ../shared/models (skips otherwise). Not part of the test suite: the
 # big models take minutes.
 set -u
@@ -18,6 +21,7 @@ work=${TMPDIR:-/tmp}/bench_hls.$$
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 in224=$models/input_224.f32
+read -r -a plan_opts <<< "${BENCH_HLS_PLAN:---target zcu102 --pe-budget 1024 --clock 167}"
 
 cpu() { # cpu LOG CMD... : runs CMD, appends its CPU seconds (user+sys) to LOG
     local log=$1
@@ -42,16 +46,18 @@ for m in mobilenet_v1 mobilenet_v2 mnasnet1_0 efficientnet_b0 resnet18 digits_cn
     [ -f "$models/$m.onnx" ] || continue
     calib=$in224
     [ "$m" = digits_cnn ] && calib=$models/digits_calib_x.f32
-    hybrid_split=$("$bin" plan "$models/$m.onnx" --json 2>/dev/null | sed -n 's/.*"hybrid": {[^}]*"split": \([0-9]*\).*/\1/p' | head -1)
-    for design in seml hybrid half sesl; do
+    hybrid_split=$("$bin" plan "$models/$m.onnx" --json --precision int8 "${plan_opts[@]}" 2>/dev/null |
+                   sed -n 's/^"hybrid":{"fits":true,"why":"[^"]*","split":\([0-9]*\).*/\1/p' | head -1)
+    for design in seml hybrid thru half sesl; do
         opts=(--plan "$design")
+        [ "$design" = thru ] && opts=(--plan hybrid --objective throughput)
         if [ "$design" = half ]; then
             [ -n "$hybrid_split" ] && [ "$hybrid_split" -gt 1 ] || continue
             opts=(--plan hybrid --split $((hybrid_split / 2)))
         fi
         out=$work/$m.$design
         t_c=$(cpu "$work/$m.$design.compile" "$bin" compile "$models/$m.onnx" -o "$out" --precision int8 --calib "$calib" \
-              --calib-inputs 4 --emit hls --quiet "${opts[@]}") || {
+              --calib-inputs 4 --emit hls --quiet "${plan_opts[@]}" "${opts[@]}") || {
             printf "%-16s %-7s %s\n" "$m" "$design" "$(grep -m1 -o 'does not fit.*\|error.*' "$work/$m.$design.compile" | cut -c1-60)"
             continue
         }
