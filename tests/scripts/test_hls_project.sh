@@ -104,6 +104,11 @@ check() { # check NAME OUT: the Tcl and cfg of OUT/hls against each other and th
     mhz=$(grep -o '"options": *{[^}]*' "$out/plan.json" | grep -o '"clock_mhz": *[0-9.]*' | grep -o '[0-9.]*$')
     want=$(awk -v f="$mhz" 'BEGIN { printf "%.3f", 1000 / f }')
     [ "$t_top" = o2h_top ] && [ "$c_top" = o2h_top ] && ok "$name: top o2h_top" || bad "$name: top '$t_top' '$c_top'"
+    local defs=0
+    for f in $(grep '^syn.file=' "$cfg" | cut -d= -f2); do
+        grep -Eq "^void $c_top\(" "$hls/$f" && defs=$((defs + 1))
+    done
+    [ "$defs" = 1 ] && ok "$name: syn.top is defined in one syn.file" || bad "$name: syn.top defined in $defs syn.file(s)"
     [ -n "$t_part" ] && [ "$t_part" = "$c_part" ] && [ "$t_part" = "$3" ] && ok "$name: part $t_part" \
         || bad "$name: part '$t_part' '$c_part', want $3"
     [ "$t_clk" = "$want" ] && [ "$c_clk" = "$want" ] && ok "$name: clock ${want} ns = ${mhz} MHz" \
