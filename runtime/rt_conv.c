@@ -164,6 +164,16 @@ size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
     return s;
 }
 
+/* Scratch floats of a depthwise conv for the widest vectors any build
+ * uses (16 floats), so that callers sizing buffers at compile time (the
+ * int8 depthwise kernel runs its taps here) need no knowledge of the ISA. */
+size_t o2h_conv2d_dw_scratch_bound(const O2hConv2d *p)
+{
+    O2hPhasePlane d = o2h_phase_plane(p);
+    size_t phase = (size_t)d.hq * d.wq + (size_t)d.wq + 32;
+    return 2 * (size_t)p->SH * p->SW * phase + (size_t)p->HO * d.wq + 32;
+}
+
 /* ------------------------------------------------------------- im2col */
 
 /* Copy n input pixels starting at xr with stride s (1 and 2 get their own

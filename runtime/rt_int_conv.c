@@ -81,7 +81,7 @@ size_t o2h_conv2d_s8_scratch(const O2hConv2d *p)
 
 /* col[(c*KH + kh)*KW + kw][oh*WO + ow] for the channels of one group. */
 /* dst[j] = src[j * S] for j < n, reading no byte past src[(n - 1) * S] */
-void o2h_i8_strided_copy(int8_t *dst, const int8_t *src, int n, int S)
+static void o2h_i8_strided_copy(int8_t *dst, const int8_t *src, int n, int S)
 {
     int j = 0;
     if (S == 1) {

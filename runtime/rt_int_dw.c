@@ -1,66 +1,24 @@
 /* rt_int_dw.c - int8 depthwise convolution (groups = channels = filters).
  *
  * Why not the panel product: a depthwise filter reduces over its own KHxKW
- * taps only, so the products have to be laid out differently to use the
- * same dot-product instructions. Each input plane is copied once into a
- * padded plane split by column phase (stride), as the float kernel does.
- * Then, for a band of output rows, the G kernel rows that one instruction
- * sums (4 with VNNI / sdot, 2 with vpmaddwd, 1 with smlal) are interleaved
- * into rows of G-element groups, so that tap column kw of every output of
- * the band is one contiguous vector at a fixed offset of a flat buffer:
- *     acc[i] = bias + sum over groups g, columns kw of dot(Q[g][i + off(kw)], w[g][kw])
- * (i = oh * wf + ow over the band, wf = WO + the widest column offset; the
- * wf - WO extra columns per row are computed and dropped). A 3x3 filter is
- * 3 dot products per vector of outputs with VNNI. Outputs are requantized
- * in registers and the rows compacted into y.
- *
- * Weights are packed per channel as [groups][KW][G] (rows past KH zero)
- * with the bias after them (VNNI: corrected by -128 * sum(w), see
- * rt_int_gemm.c). Plain C builds run a direct loop instead. */
+ * taps only, so its products need another layout to use wide multiplies.
+ * Two forms, both exact:
+ *  - AVX-512 VBMI + VNNI: one vpermb turns 64 bytes of a padded input row
+ *    into 16 lanes of 4 consecutive taps (stride and dilation are in the
+ *    byte indices), so a 3x3 filter is 3 loads, 3 vpermb and 3 vpdpbusd per
+ *    16 outputs, requantized in registers;
+ *  - everywhere else the taps run through the float depthwise kernel
+ *    (rt_conv.c) on (x - x_zero): every product and every partial sum is an
+ *    integer below 2^24 in magnitude (at most 64 taps of 255 * 127), which
+ *    float32 holds exactly, so the float FMA loops give the exact integer
+ *    sum in whatever order; the sum is then converted back, the bias added
+ *    in int32 and the row requantized. On AVX2 this is far cheaper than any
+ *    16-bit or 32-bit integer form.
+ * Pads read x_zero (docs/numerics.md 4.1): with x - x_zero the float
+ * kernel's zero pads are exactly that, and the bias gets x_zero * sum(w)
+ * back since the compiler folded -x_zero * sum(w) into it. */
+#include "rt_internal.h"
 #include "rt_int_requant.h"
-
-/* accumulators per step and flat outputs per band (aimed at L1) */
-#define O2H_DW_NV 4
-#define O2H_DW_BAND 1024
-
-typedef struct {
-    int hp, wq;      /* padded plane: rows, columns per phase */
-    int ng;          /* groups of G kernel rows */
-    int offmax;      /* widest tap column offset within a phase */
-    int wf;          /* flat row width: WO + offmax */
-    int band;        /* output rows per band */
-} O2hDwGeo;
-
-static O2hDwGeo o2h_dw_geo(const O2hConv2d *p, int g)
-{
-    O2hDwGeo d;
-    d.hp = p->H + p->PT + p->PB;
-    d.wq = (p->W + p->PL + p->PR + p->SW - 1) / p->SW;
-    d.ng = (p->KH + g - 1) / g;
-    d.offmax = (p->KW - 1) * p->DW / p->SW;
-    d.wf = p->WO + d.offmax;
-    d.band = O2H_DW_BAND / d.wf;
-    d.band = d.band < 1 ? 1 : d.band > p->HO ? p->HO : d.band;
-    return d;
-}
-
-/* elements after a band's flat rows that vector steps may read or write */
-static size_t o2h_dw_slack(const O2hDwGeo *d)
-{
-    return (size_t)O2H_DW_NV * 16 + (size_t)d->offmax + 16;
-}
-
-/* bytes of one interleaved band buffer (one group, one phase) for
- * elements of eb bytes */
-static size_t o2h_dw_qbytes(const O2hDwGeo *d, size_t eb)
-{
-    return (((size_t)d->band * d->wf + o2h_dw_slack(d)) * eb + 63) & ~(size_t)63;
-}
-
-static size_t o2h_dw_plane_bytes(const O2hConv2d *p, const O2hDwGeo *d)
-{
-    return ((size_t)p->SW * d->hp * d->wq + 64 + 63) & ~(size_t)63;
-}
 
 #if O2H_I8 == O2H_I8_VNNI512 && defined(__AVX512VBMI__)
 #define O2H_DW_VBMI 1
@@ -109,185 +67,117 @@ static int o2h_dw_vbmi_mode(const O2hConv2d *p)
 }
 #endif
 
-/* weights per channel: [KH][ceil(KW/4)][4] (VBMI) or [groups][KW][G] */
-static size_t o2h_dw_wchan(const O2hConv2d *p)
-{
-    if (o2h_dw_vbmi_mode(p))
-        return (size_t)p->KH * ((p->KW + 3) / 4) * 4;
-    return (size_t)o2h_dw_geo(p, O2H_I8_G).ng * p->KW * O2H_I8_G * O2H_I8_ES;
-}
+/* float-exact form: float planes per chunk of channels (aimed at L2) */
+#define O2H_DW_CHUNK_FLOATS 32768
 
+/* Packed: VBMI weights [C][KH][ceil(KW/4)][4] bytes, or float weights
+ * [C][KH*KW]; then int32 bias[C] and (float form) int32 sum(w)[C]. */
 static size_t o2h_dw_wbytes(const O2hConv2d *p)
 {
-    return ((size_t)p->C * o2h_dw_wchan(p) + 63) & ~(size_t)63;
-}
-
-/* weight of element (a, b, i) of channel c's packed form: VBMI (kh, kw
- * quad, lane), else (group, kw, lane) */
-static int o2h_dw_wval(const O2hConv2d *p, const int8_t *wc, int vbmi, int a, int b, int i)
-{
-    int kh = vbmi ? a : a * O2H_I8_G + i, kw = vbmi ? b * 4 + i : b;
-    return kh < p->KH && kw < p->KW ? wc[kh * p->KW + kw] : 0;
+    size_t per = o2h_dw_vbmi_mode(p) ? (size_t)p->KH * ((p->KW + 3) / 4) * 4 : (size_t)p->KH * p->KW * 4;
+    return ((size_t)p->C * per + 63) & ~(size_t)63;
 }
 
 size_t o2h_dw_s8_packed_bytes(const O2hConv2d *p)
 {
-    return o2h_dw_wbytes(p) + (size_t)p->C * 4;
+    return o2h_dw_wbytes(p) + (size_t)p->C * 8;
 }
 
-/* The largest packed form over instruction sets: at most 2 (KH + 4)(KW + 4)
- * bytes of weights per channel. */
+/* The largest packed form over instruction sets. */
 size_t o2h_dw_s8_packed_bytes_max(const O2hConv2d *p)
 {
-    return (((size_t)p->C * (p->KH + 4) * (p->KW + 4) * 2 + 63) & ~(size_t)63) + (size_t)p->C * 4;
+    return (((size_t)p->C * p->KH * p->KW * 4 + 63) & ~(size_t)63) + (size_t)p->C * 8;
 }
 
 void o2h_dw_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, void *packed)
 {
-    int vbmi = o2h_dw_vbmi_mode(p) != 0, g = vbmi ? 4 : O2H_I8_G, es = vbmi ? 1 : O2H_I8_ES;
-    int na = vbmi ? p->KH : o2h_dw_geo(p, g).ng, nb = vbmi ? (p->KW + 3) / 4 : p->KW;
-    unsigned char *out = packed;
-    int32_t *b = (int32_t *)(void *)(out + o2h_dw_wbytes(p));
+    int vbmi = o2h_dw_vbmi_mode(p) != 0, kk = p->KH * p->KW, nq = (p->KW + 3) / 4;
+    unsigned char *wb = packed;
+    float *wf = packed;
+    int32_t *b = (int32_t *)(void *)(wb + o2h_dw_wbytes(p)), *sum = b + p->C;
     for (int c = 0; c < p->C; c++) {
-        const int8_t *wc = w + (int64_t)c * p->KH * p->KW;
-        int64_t sum = 0;
-        for (int a = 0; a < na; a++)
-            for (int bb = 0; bb < nb; bb++)
-                for (int i = 0; i < g; i++) {
-                    int v = o2h_dw_wval(p, wc, vbmi, a, bb, i);
-                    size_t at = (((size_t)c * na + a) * nb + bb) * g + i;
-                    sum += v;
-                    if (es == 1)
-                        out[at] = (unsigned char)(int8_t)v;
-                    else
-                        memcpy(out + 2 * at, &(int16_t){(int16_t)v}, 2);
-                }
-        b[c] = (int32_t)((int64_t)bias[c] - (O2H_I8_FLIP ? 128 * sum : 0));
+        const int8_t *wc = w + (int64_t)c * kk;
+        int64_t s = 0;
+        for (int t = 0; t < kk; t++)
+            s += wc[t];
+        for (int t = 0; t < (vbmi ? p->KH * nq * 4 : kk); t++) {
+            int kh = t / (nq * 4), kw = t % (nq * 4);
+            if (vbmi)
+                wb[(size_t)c * p->KH * nq * 4 + t] = (unsigned char)(kw < p->KW ? wc[kh * p->KW + kw] : 0);
+            else
+                wf[(size_t)c * kk + t] = (float)wc[t];
+        }
+        b[c] = (int32_t)((int64_t)bias[c] - (vbmi ? 128 * s : 0));
+        sum[c] = (int32_t)s;
     }
 }
 
-/* Scratch: the padded plane, then the band buffers and the flat outputs
- * (bounded over instruction sets: groups * G * ES <= 2 KH + 4 bytes per
- * element), then the channel constants. */
+/* channels per chunk of the float form: at least 2, since the float
+ * kernel takes groups == channels == 1 for an ordinary conv */
+static int o2h_dw_chunk(const O2hConv2d *p)
+{
+    int64_t per = (int64_t)p->H * p->W + (int64_t)p->HO * p->WO;
+    int64_t n = O2H_DW_CHUNK_FLOATS / (per > 0 ? per : 1);
+    return n < 2 ? 2 : n > p->C ? p->C : (int)n;
+}
+
+static O2hConv2d o2h_dw_chunk_desc(const O2hConv2d *p, int n)
+{
+    O2hConv2d q = *p;
+    q.N = 1;
+    q.C = q.F = q.G = n;
+    return q;
+}
+
+/* Scratch: the larger of the two forms' needs, for any build. */
 size_t o2h_dw_s8_scratch(const O2hConv2d *p)
 {
-    O2hDwGeo d = o2h_dw_geo(p, 1);
-    return o2h_dw_plane_bytes(p, &d) + (size_t)p->SW * (o2h_dw_qbytes(&d, 2 * (size_t)p->KH + 4) + (size_t)p->KH * 64) +
-           o2h_dw_qbytes(&d, 4) + sizeof(O2hRqc) + 128 + 160 * 64 /* VBMI tables */ +
-           (size_t)16 * p->SH * (p->W + p->PL + p->PR) /* VBMI slack */;
+    int n = o2h_dw_chunk(p);
+    O2hConv2d q = o2h_dw_chunk_desc(p, n);
+    size_t f = ((size_t)n * ((size_t)p->H * p->W + (size_t)p->HO * p->WO) + 32) * 4 +
+               o2h_conv2d_dw_scratch_bound(&q) * 4 + (size_t)p->HO * p->WO * 4 + 256;
+    size_t v = 160 * 64 + (size_t)(p->H + p->PT + p->PB) * (p->W + p->PL + p->PR) +
+               (size_t)16 * p->SH * (p->W + p->PL + p->PR) + 512;
+    return f > v ? f : v;
 }
 
-/* padded plane pad[SW][hp][wq]: phase r holds padded columns j*SW + r,
- * the pads hold the input zero point */
-static void o2h_dw_fill(const O2hConv2d *p, const O2hDwGeo *d, const int8_t *x, int8_t zero, int8_t *pad)
+/* Channels [c0, c0 + n) of image nn through the float depthwise kernel. */
+static void o2h_dw_exact_chunk(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,
+                               const void *packed, int c0, int n, int8_t *y, float *xf)
 {
-    int SW = p->SW, W = p->W, PL = p->PL, wq = d->wq;
-    memset(pad, zero, (size_t)SW * d->hp * wq);
-    for (int r = 0; r < SW; r++) {
-        /* columns j of phase r read input column j*SW + r - PL */
-        int j0 = (PL - r + SW - 1) / SW, j1 = (W + PL - r + SW - 1) / SW;
-        j0 = j0 < 0 ? 0 : j0;
-        j1 = j1 > wq ? wq : j1;
-        for (int h = 0; h < p->H && j1 > j0; h++)
-            o2h_i8_strided_copy(pad + ((int64_t)r * d->hp + h + p->PT) * wq + j0, x + (int64_t)h * W + j0 * SW + r - PL,
-                                j1 - j0, SW);
-    }
-}
-
-#if O2H_I8 != O2H_I8_PLAIN
-
-/* Band buffers Q[g][phase]: row b of the band holds, for each column j of
- * the phase, the G padded input values the G kernel rows of group g read
- * for output row oh0 + b (rows past KH repeat row 0: their weight is 0). */
-static void o2h_dw_build(const O2hConv2d *p, const O2hDwGeo *d, const int8_t *pad, int oh0, int rows,
-                         unsigned char *q, size_t qbytes)
-{
-    enum { G = O2H_I8_G, EB = O2H_I8_G * O2H_I8_ES };
-    int n = d->wf < d->wq ? d->wf : d->wq;
-    for (int g = 0; g < d->ng; g++)
-        for (int ph = 0; ph < p->SW; ph++) {
-            unsigned char *qg = q + (size_t)(g * p->SW + ph) * qbytes;
-            for (int b = 0; b < rows; b++) {
-                const int8_t *r[G];
-                for (int i = 0; i < G; i++) {
-                    int kh = g * G + i < p->KH ? g * G + i : 0;
-                    r[i] = pad + ((int64_t)ph * d->hp + (int64_t)(oh0 + b) * p->SH + (int64_t)kh * p->DH) * d->wq;
-                }
-                unsigned char *dst = qg + (size_t)b * d->wf * EB;
-                o2h_i8_interleave(r, n, dst);
-                memset(dst + (size_t)n * EB, 0, (size_t)(d->wf - n) * EB);
-            }
-        }
-}
-
-/* fb[i .. i + NV*VL) for the flat outputs of a band, NV vectors at once */
-O2H_I_INLINE void o2h_dw_step(int nv, const O2hConv2d *p, const O2hDwGeo *d, const unsigned char *q, size_t qbytes,
-                              const unsigned char *w, int32_t bias, const O2hRqc *c, const O2hRqv *rv, size_t i,
-                              int8_t *fb)
-{
-    enum { EB = O2H_I8_G * O2H_I8_ES };
-    o2h_iacc acc[O2H_DW_NV];
-    O2H_I_UNROLL for (int v = 0; v < nv; v++) acc[v] = O2H_ISET1(bias);
-    for (int g = 0; g < d->ng; g++)
-        for (int kw = 0; kw < p->KW; kw++) {
-            int col = kw * p->DW;
-            const unsigned char *src = q + (size_t)(g * p->SW + col % p->SW) * qbytes + (i + (size_t)(col / p->SW)) * EB;
-            o2h_iw wv = O2H_IWLOAD(w + (size_t)(g * p->KW + kw) * EB);
-            O2H_I_UNROLL for (int v = 0; v < nv; v++) acc[v] = O2H_IDOT(acc[v], O2H_IXLOAD(src + v * O2H_I8_STEP), wv);
-        }
-    if (o2h_rqv_ok(c)) {
-        O2H_I_UNROLL for (int v = 0; v < nv; v++) o2h_rqv_store(acc[v], rv, fb + i + (size_t)v * O2H_I8_VL);
-    } else {
-        int32_t t[O2H_DW_NV * O2H_I8_VL];
-        O2H_I_UNROLL for (int v = 0; v < nv; v++) O2H_ISTORE(t + v * O2H_I8_VL, acc[v]);
-        o2h_rq_row(t, nv * O2H_I8_VL, c, fb + i);
-    }
-}
-
-static void o2h_dw_band(const O2hConv2d *p, const O2hDwGeo *d, const unsigned char *q, size_t qbytes,
-                        const unsigned char *w, int32_t bias, const O2hRqc *c, int rows, int8_t *fb)
-{
-    O2hRqv rv;
-    o2h_rqv_init(c, &rv);
-    size_t n = (size_t)rows * d->wf, i = 0;
-    for (; i + O2H_DW_NV * O2H_I8_VL <= n; i += O2H_DW_NV * O2H_I8_VL)
-        o2h_dw_step(O2H_DW_NV, p, d, q, qbytes, w, bias, c, &rv, i, fb);
-    for (; i < n; i += O2H_I8_VL)
-        o2h_dw_step(1, p, d, q, qbytes, w, bias, c, &rv, i, fb);
-}
-
-static void o2h_dw_plane(const O2hConv2d *p, const O2hDwGeo *d, const int8_t *pad, const unsigned char *w,
-                         int32_t bias, const O2hRqc *c, unsigned char *q, size_t qbytes, int8_t *fb, int8_t *y)
-{
-    for (int oh0 = 0; oh0 < p->HO; oh0 += d->band) {
-        int rows = p->HO - oh0 < d->band ? p->HO - oh0 : d->band;
-        o2h_dw_build(p, d, pad, oh0, rows, q, qbytes);
-        o2h_dw_band(p, d, q, qbytes, w, bias, c, rows, fb);
-        for (int b = 0; b < rows; b++)
-            memcpy(y + (int64_t)(oh0 + b) * p->WO, fb + (size_t)b * d->wf, (size_t)p->WO);
-    }
-}
-
-static void o2h_dw_generic(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,
-                           const void *packed, int8_t *y, void *scratch)
-{
-    enum { EB = O2H_I8_G * O2H_I8_ES };
-    O2hDwGeo d = o2h_dw_geo(p, O2H_I8_G);
-    size_t qbytes = o2h_dw_qbytes(&d, EB), wc = o2h_dw_wchan(p);
-    int8_t *pad = o2h_i_align64(scratch);
-    unsigned char *q = (unsigned char *)pad + o2h_dw_plane_bytes(p, &d);
-    int8_t *fb = (int8_t *)(q + (size_t)d.ng * p->SW * qbytes);
-    O2hRqc *c = o2h_i_align64(fb + o2h_dw_qbytes(&d, 1));
+    O2hConv2d q = o2h_dw_chunk_desc(p, n);
+    size_t hw = (size_t)p->H * p->W, hwo = (size_t)p->HO * p->WO;
+    float *yf = o2h_i_align64(xf + (size_t)n * hw);
+    float *fs = o2h_i_align64(yf + (size_t)n * hwo);
+    int32_t *acc = o2h_i_align64(fs + o2h_conv2d_dw_scratch_bound(&q));
     const int32_t *bias = (const int32_t *)(const void *)((const char *)packed + o2h_dw_wbytes(p));
-    int64_t hw = (int64_t)p->H * p->W, hwo = (int64_t)p->HO * p->WO;
-    memset(q, 0, (size_t)d.ng * p->SW * qbytes);
-    for (int n = 0; n < p->N; n++)
-        for (int ch = 0; ch < p->C; ch++) {
-            int64_t plane = (int64_t)n * p->C + ch;
-            o2h_rqc_init(rq, ch, c);
-            o2h_dw_fill(p, &d, x + plane * hw, (int8_t)x_zero, pad);
-            o2h_dw_plane(p, &d, pad, (const unsigned char *)packed + ch * wc, bias[ch], c, q, qbytes, fb,
-                         y + plane * hwo);
+    const int32_t *sum = bias + p->C;
+    for (size_t i = 0; i < (size_t)n * hw; i++)
+        xf[i] = (float)(x[i] - x_zero);
+    o2h_conv2d_f32(&q, xf, (const float *)packed + (size_t)c0 * p->KH * p->KW, NULL, NULL, yf, fs);
+    for (int c = 0; c < n; c++) {
+        const float *s = yf + (size_t)c * hwo;
+        int32_t b = (int32_t)((uint32_t)bias[c0 + c] + (uint32_t)x_zero * (uint32_t)sum[c0 + c]);
+        O2hRqc rc;
+        for (size_t i = 0; i < hwo; i++)
+            acc[i] = (int32_t)s[i] + b;
+        o2h_rqc_init(rq, c0 + c, &rc);
+        o2h_rq_row(acc, (int)hwo, &rc, y + (size_t)c * hwo);
+    }
+}
+
+static void o2h_dw_exact(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,
+                         const void *packed, int8_t *y, void *scratch)
+{
+    int chunk = o2h_dw_chunk(p);
+    size_t hw = (size_t)p->H * p->W, hwo = (size_t)p->HO * p->WO;
+    for (int nn = 0; nn < p->N; nn++)
+        for (int c0 = 0; c0 < p->C; c0 += chunk) {
+            int n = p->C - c0 < chunk ? p->C - c0 : chunk;
+            if (n == 1)   /* a last single channel: redo its neighbour with it */
+                c0--, n = 2;
+            size_t at = (size_t)nn * p->C + (size_t)c0;
+            o2h_dw_exact_chunk(p, x_zero, rq, x + at * hw, packed, c0, n, y + at * hwo, o2h_i_align64(scratch));
         }
 }
 
@@ -474,7 +364,7 @@ static void o2h_dw_vbmi(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq
     int8_t *pad = o2h_i_align64(c + 1);
     const int32_t *w = packed;
     const int32_t *bias = (const int32_t *)(const void *)((const char *)packed + o2h_dw_wbytes(p));
-    size_t wc = o2h_dw_wchan(p) / 4;
+    size_t wc = (size_t)p->KH * ((p->KW + 3) / 4);   /* words per channel */
     int64_t hw = (int64_t)p->H * p->W, hwo = (int64_t)p->HO * p->WO;
     int64_t toff[O2H_DW_TAPS];
     for (int kh = 0, t = 0; kh < p->KH; kh++)
@@ -500,37 +390,5 @@ void o2h_dw_s8_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, con
         return;
     }
 #endif
-    o2h_dw_generic(p, x_zero, rq, x, packed, y, scratch);
+    o2h_dw_exact(p, x_zero, rq, x, packed, y, scratch);
 }
-
-#else /* plain C: each output from its taps in the padded plane */
-
-void o2h_dw_s8_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x, const void *packed,
-                   int8_t *y, void *scratch)
-{
-    O2hDwGeo d = o2h_dw_geo(p, 1);
-    int8_t *pad = o2h_i_align64(scratch);
-    const int8_t *w = packed;   /* G = 1: [C][KH][KW] */
-    const int32_t *bias = (const int32_t *)(const void *)((const char *)packed + o2h_dw_wbytes(p));
-    int64_t hw = (int64_t)p->H * p->W, hwo = (int64_t)p->HO * p->WO;
-    for (int n = 0; n < p->N; n++)
-        for (int ch = 0; ch < p->C; ch++) {
-            int64_t plane = (int64_t)n * p->C + ch;
-            const int8_t *wc = w + (int64_t)ch * p->KH * p->KW;
-            O2hRqc c;
-            o2h_rqc_init(rq, ch, &c);
-            o2h_dw_fill(p, &d, x + plane * hw, (int8_t)x_zero, pad);
-            for (int oh = 0; oh < p->HO; oh++)
-                for (int ow = 0; ow < p->WO; ow++) {
-                    int32_t acc = bias[ch];
-                    for (int kh = 0; kh < p->KH; kh++)
-                        for (int kw = 0; kw < p->KW; kw++) {
-                            int col = ow * p->SW + kw * p->DW;
-                            acc += wc[kh * p->KW + kw] *
-                                   pad[((int64_t)(col % p->SW) * d.hp + oh * p->SH + kh * p->DH) * d.wq + col / p->SW];
-                        }
-                    y[plane * hwo + (int64_t)oh * p->WO + ow] = o2h_rq_one(acc, &c);
-                }
-        }
-}
-#endif

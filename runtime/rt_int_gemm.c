@@ -177,7 +177,9 @@ static int o2h_i8_pack_vec(const int8_t *const *r, int np, unsigned char *o)
 }
 #endif
 
-void o2h_i8_interleave(const int8_t *const *rows, int n, unsigned char *dst)
+/* dst[j][g] = rows[g][j] for j < n, g < G, as the kind packs x (ES-byte
+ * elements; x + 128 as unsigned bytes for VNNI). */
+static void o2h_i8_interleave(const int8_t *const *rows, int n, unsigned char *dst)
 {
     for (int j = o2h_i8_pack_vec(rows, n, dst); j < n; j++)
         for (int gi = 0; gi < O2H_I8_G; gi++) {

@@ -237,10 +237,6 @@ size_t o2h_i8_packed_bytes(int F, int K);
 size_t o2h_i8_packed_bytes_max(int F, int K);
 void o2h_i8_pack(int F, int K, const int8_t *w, const int32_t *bias, void *packed);
 
-/* dst[j][g] = rows[g][j] for j < n, g < G, as the kind packs x (ES-byte
- * elements; x + 128 as unsigned bytes for VNNI). */
-void o2h_i8_interleave(const int8_t *const *rows, int n, unsigned char *dst);
-
 /* Bytes of scratch one panel product of F channels needs (channel
  * constants and one pixel block). */
 size_t o2h_i8_gemm_scratch(int F, int K);
@@ -268,9 +264,6 @@ void o2h_dw_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, vo
 size_t o2h_dw_s8_scratch(const O2hConv2d *p);
 void o2h_dw_s8_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x, const void *packed,
                    int8_t *y, void *scratch);
-
-/* dst[j] = src[j * S] for j < n, reading no byte past src[(n - 1) * S] */
-void o2h_i8_strided_copy(int8_t *dst, const int8_t *src, int n, int S);
 
 /* y[j] = clamp(zero + rq(acc[j], M, sh), lo, hi) for j < n, channel ch of rq. */
 void o2h_i8_requant_row(const int32_t *acc, int n, const O2hRequant *rq, int ch, int8_t *y);

@@ -219,6 +219,10 @@ size_t o2h_gemm_panels_size(int M, int K);
 void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks, int taps,
                             float *ap);
 
+/* o2h_conv2d_scratch_size of a depthwise conv, bounded over every vector
+ * width (rt_conv.c). */
+size_t o2h_conv2d_dw_scratch_bound(const O2hConv2d *p);
+
 /* Activation of n contiguous values of one channel; fast vector paths. */
 void o2h_act_row(const O2hEpilogue *e, float *x, size_t n, int channel);
 /* Activation where the channel is the position: x[j] uses channel c0 + j. */

@@ -4,7 +4,10 @@
 #define O2H_NO_VEC 1
 #include "../../runtime/rt_int_conv.c"
 #include "../../runtime/rt_int_core.c"
+#include "../../runtime/rt_int_dw.c"
+#include "../../runtime/rt_int_gemm.c"
 #include "../../runtime/rt_int_pool.c"
+#include "../../runtime/rt_int_requant.c"
 #include "../../runtime/rt_int_wide.c"
 
 #include "test_rt_int.c"
