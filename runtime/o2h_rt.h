@@ -245,7 +245,8 @@ O2hStatus o2h_blob_check(const void *buf, size_t len, uint64_t layout_hash,
                          uint64_t payload_size, const void **payload);
 
 /* ------------------------------------------------------------- timing */
-double o2h_now_ms(void);
+double o2h_now_ms(void);   /* wall clock */
+double o2h_cpu_ms(void);   /* CPU time of the process */
 
 #ifdef __cplusplus
 }

@@ -92,12 +92,13 @@ static void test_status_and_time(void)
     }
     CHECK(strcmp(o2h_status_str(O2H_OK), "ok") == 0);
     CHECK(strstr(o2h_status_str(O2H_ERR_CRC), "CRC") != NULL);
-    double t0 = o2h_now_ms();
+    double t0 = o2h_now_ms(), c0 = o2h_cpu_ms();
     volatile double acc = 0;
     for (int i = 0; i < 1000000; i++)
         acc += i * 0.5;
-    double t1 = o2h_now_ms();
+    double t1 = o2h_now_ms(), c1 = o2h_cpu_ms();
     CHECK(t0 > 0 && t1 >= t0 && acc > 0);
+    CHECK(c0 >= 0 && c1 > c0);   /* a million additions take CPU time */
     CHECK(t1 - t0 < 60000.0);
 }
 
