@@ -107,7 +107,7 @@ static void test_device_file(void)
     IrDiag d2;
     diag_init(&d2);
     CHECK(plan_device_load("/nonexistent/dev.json", &dev, &d2) == -1);
-    CHECK(diag_contains(&d2, "cannot read"));
+    CHECK(diag_contains(&d2, "cannot open"));
     diag_free(&d2);
 }
 
