@@ -6,15 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *runs_on(unsigned flags)
+static const char *runs_on(IrOp op)
 {
+    static char buf[64];
+    unsigned flags = ir_op_flags(op);
     if (flags & IR_F_FOLD_ONLY)
         return "folded at compile time";
     if (flags & IR_F_NO_DATA)
         return "host (view, no copy)";
-    if (flags & IR_F_ACCEL)
-        return "host, accelerator";
-    return "host";
+    if (ir_op_unit(op) == IR_U_NONE)
+        return "host";
+    snprintf(buf, sizeof buf, "host, accelerator (%s)", ir_unit_name(ir_op_unit(op)));
+    return buf;
 }
 
 int cmd_ops(int argc, char **argv)
@@ -27,7 +30,7 @@ int cmd_ops(int argc, char **argv)
             printf("usage: onnx2hls ops [--markdown]\n"
                    "  lists the supported ONNX operators (default domain), the file stem of their\n"
                    "  importer (frontend/import_<family>.c) and host kernel (runtime/rt_<family>.c),\n"
-                   "  and where they run\n");
+                   "  and where they run (on the accelerator: as which kind of unit, ir/ops.def)\n");
             return 0;
         } else {
             fprintf(stderr, "onnx2hls ops: unknown option '%s'\n", argv[i]);
@@ -37,11 +40,10 @@ int cmd_ops(int argc, char **argv)
     if (md)
         printf("| ONNX op | family | runs on |\n|---|---|---|\n");
     for (int i = 0; i < IR_OP_COUNT; i++) {
-        unsigned fl = ir_op_flags((IrOp)i);
         if (md)
-            printf("| %s | %s | %s |\n", ir_op_name((IrOp)i), ir_op_family((IrOp)i), runs_on(fl));
+            printf("| %s | %s | %s |\n", ir_op_name((IrOp)i), ir_op_family((IrOp)i), runs_on((IrOp)i));
         else
-            printf("%-20s %-8s %s\n", ir_op_name((IrOp)i), ir_op_family((IrOp)i), runs_on(fl));
+            printf("%-20s %-8s %s\n", ir_op_name((IrOp)i), ir_op_family((IrOp)i), runs_on((IrOp)i));
     }
     return 0;
 }

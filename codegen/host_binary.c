@@ -18,8 +18,8 @@ static const struct {
     const char *name;
     O2hBinOp code;
 } binary_kernels[IR_OP_COUNT] = {
-#define OP(id, name, family, flags)
-#define BINARY(id, name, flags, kernel) [IR_OP_##id] = {"O2H_BIN_" #kernel, O2H_BIN_##kernel},
+#define OP(id, name, family, flags, unit)
+#define BINARY(id, name, flags, kernel, unit) [IR_OP_##id] = {"O2H_BIN_" #kernel, O2H_BIN_##kernel},
 #include "ir/ops.def"
 #undef BINARY
 #undef OP

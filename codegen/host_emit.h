@@ -62,7 +62,7 @@ int cg_host_layer(CgHost *h, int l);
  * family column of ir/ops.def (host_layer.c expands the table from it).
  * Each is called for a float layer whose shapes are static and whose fused
  * epilogue is valid; 0 ok, -1 after cg_host_reject. */
-#define OP(id, name, family, flags) int cg_host_##family(CgHost *h, int l);
+#define OP(id, name, family, flags, unit) int cg_host_##family(CgHost *h, int l);
 #include "ir/ops.def"
 #undef OP
 /* Quantized layers and Q/DQ boundaries of every family (host_quant.c). */

@@ -112,7 +112,7 @@ const char *cg_kernel_weight(CgHost *h, const char *kind, const char *id, size_t
 typedef int (*LayerEmitter)(CgHost *h, int l);
 
 static const LayerEmitter emitters[IR_OP_COUNT] = {
-#define OP(id, name, family, flags) [IR_OP_##id] = cg_host_##family,
+#define OP(id, name, family, flags, unit) [IR_OP_##id] = cg_host_##family,
 #include "ir/ops.def"
 #undef OP
 };

@@ -13,8 +13,8 @@ static const struct {
     const char *name;
     O2hUnOp code;
 } unary_codes[IR_OP_COUNT] = {
-#define OP(id, name, family, flags)
-#define UNARY(id, name, flags, act) [IR_OP_##id] = {"O2H_UN_" #id, O2H_UN_##id},
+#define OP(id, name, family, flags, unit)
+#define UNARY(id, name, flags, act, unit) [IR_OP_##id] = {"O2H_UN_" #id, O2H_UN_##id},
 #include "ir/ops.def"
 #undef UNARY
 #undef OP

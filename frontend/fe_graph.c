@@ -12,7 +12,7 @@
 
 /* The importer of each op, by its family in ops.def. */
 static const FeImportFn importers[IR_OP_COUNT] = {
-#define OP(id, name, family, flags) [IR_OP_##id] = fe_import_##family,
+#define OP(id, name, family, flags, unit) [IR_OP_##id] = fe_import_##family,
 #include "ir/ops.def"
 #undef OP
 };

@@ -93,8 +93,9 @@ char *ir_sprintf(IrGraph *g, const char *fmt, ...)
 static const struct {
     const char *name, *family;
     unsigned flags;
+    IrUnit unit;
 } op_table[IR_OP_COUNT] = {
-#define OP(id, name, family, flags) [IR_OP_##id] = {name, #family, flags},
+#define OP(id, name, family, flags, unit) [IR_OP_##id] = {name, #family, flags, IR_U_##unit},
 #include "ops.def"
 #undef OP
 };
@@ -114,6 +115,25 @@ unsigned ir_op_flags(IrOp op)
     return (unsigned)op < IR_OP_COUNT ? op_table[op].flags : 0;
 }
 
+IrUnit ir_op_unit(IrOp op)
+{
+    return (unsigned)op < IR_OP_COUNT ? op_table[op].unit : IR_U_NONE;
+}
+
+static const char *const unit_names[] = {
+    [IR_U_NONE] = "none",       [IR_U_CONV] = "conv",         [IR_U_FC] = "fc",
+    [IR_U_MAXPOOL] = "maxpool", [IR_U_AVGPOOL] = "avgpool",   [IR_U_GMAXPOOL] = "global maxpool",
+    [IR_U_GAVGPOOL] = "global avgpool",                       [IR_U_ADD] = "add",
+    [IR_U_MUL] = "mul",         [IR_U_PRELU] = "prelu",       [IR_U_BN] = "batchnorm",
+    [IR_U_CONCAT] = "concat",   [IR_U_TABLE] = "table",       [IR_U_CLAMP] = "clamp",
+};
+_Static_assert(sizeof unit_names / sizeof unit_names[0] == IR_U_COUNT, "a unit without its name");
+
+const char *ir_unit_name(IrUnit u)
+{
+    return (unsigned)u < IR_U_COUNT ? unit_names[u] : "?";
+}
+
 IrOp ir_op_lookup(const char *s)
 {
     for (int i = 0; i < IR_OP_COUNT; i++)
@@ -123,8 +143,8 @@ IrOp ir_op_lookup(const char *s)
 }
 
 static const IrActKind op_act[IR_OP_COUNT] = {
-#define OP(id, name, family, flags)
-#define UNARY(id, name, flags, act) [IR_OP_##id] = IR_ACT_##act,
+#define OP(id, name, family, flags, unit)
+#define UNARY(id, name, flags, act, unit) [IR_OP_##id] = IR_ACT_##act,
 #include "ops.def"
 #undef UNARY
 #undef OP

@@ -29,11 +29,31 @@ enum {
     IR_F_ELEMWISE = 1 << 0,
     IR_F_FOLD_ONLY = 1 << 1,
     IR_F_NO_DATA = 1 << 2,
-    IR_F_ACCEL = 1 << 3,
 };
 
+/* The accelerator work an op is (ops.def's unit column). The planner makes
+ * one kind of unit of each (plan/units.c) and the accelerator's engines
+ * follow the plan; IR_U_NONE runs on the host CPU. */
 typedef enum {
-#define OP(id, name, family, flags) IR_OP_##id,
+    IR_U_NONE = 0,
+    IR_U_CONV,      /* convolution: standard, pointwise, depthwise, grouped */
+    IR_U_FC,        /* matrix product with constant weights */
+    IR_U_MAXPOOL,   /* windowed pools */
+    IR_U_AVGPOOL,
+    IR_U_GMAXPOOL,  /* pools over the whole map (ReduceMean over H, W too) */
+    IR_U_GAVGPOOL,
+    IR_U_ADD,       /* two maps or a map and a per-channel vector: Add, Sub */
+    IR_U_MUL,
+    IR_U_PRELU,     /* per-channel slope (float plans) */
+    IR_U_BN,        /* per-channel affine (float plans); folds into a conv epilogue */
+    IR_U_CONCAT,    /* along channels */
+    IR_U_TABLE,     /* element-wise non-linear activation: an int8 table */
+    IR_U_CLAMP,     /* Relu, Clip: the clamp of a requantization */
+    IR_U_COUNT
+} IrUnit;
+
+typedef enum {
+#define OP(id, name, family, flags, unit) IR_OP_##id,
 #include "ops.def"
 #undef OP
     IR_OP_COUNT
@@ -42,6 +62,8 @@ typedef enum {
 const char *ir_op_name(IrOp op);    /* ONNX op_type, e.g. "Conv" */
 const char *ir_op_family(IrOp op);  /* file stem, e.g. "conv" */
 unsigned ir_op_flags(IrOp op);
+IrUnit ir_op_unit(IrOp op);         /* IR_U_NONE: a host layer */
+const char *ir_unit_name(IrUnit u); /* "conv", "table", ... ("none") */
 /* IR_OP_COUNT when op_type is not in ops.def */
 IrOp ir_op_lookup(const char *onnx_op_type);
 

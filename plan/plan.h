@@ -19,7 +19,7 @@
  * for conv/FC engines, a compare/add/multiply lane for pool and
  * element-wise engines) working every cycle.
  *
- * Layers the accelerator does not run (no IR_F_ACCEL in ir/ops.def) go to the
+ * Layers the accelerator does not run (unit NONE in ir/ops.def) go to the
  * host CPU, views (IR_F_NO_DATA) cost nothing, and element-wise layers or
  * BatchNormalization directly following a conv/FC/pool whose output they
  * alone consume are planned as fused into that producer's epilogue (what the

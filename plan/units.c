@@ -13,8 +13,8 @@
  *    order (docs/hls.md, section 2): requantize and clamp (Relu and Clip
  *    fold into the clamp; a float graph also folds BatchNormalization), a
  *    residual Add/Sub of a second map of the same shape, then one table
- *    activation (Sigmoid, Tanh, HardSigmoid, HardSwish, SiLU as
- *    x*sigmoid(x), LeakyRelu, Elu); pools and element-wise units absorb
+ *    activation (an op of unit TABLE in ir/ops.def: Sigmoid, Tanh, Mish,
+ *    ...; SiLU as x*sigmoid(x)); pools and element-wise units absorb
  *    nothing;
  *  - the same ops standing alone become element-wise units;
  *  - everything else runs on the host CPU, and so does every float layer
@@ -132,20 +132,17 @@ static bool has_pads(const PlanGeom *g)
 
 /* ------------------------------------------------------ classification */
 
+/* What each op is to the accelerator comes from ops.def's unit column
+ * (ir_op_unit); nothing below names an op but for its attributes. */
+
 static bool table_op(IrOp op)
 {
-    switch (op) {
-    case IR_OP_SIGMOID: case IR_OP_HARD_SIGMOID: case IR_OP_HARD_SWISH: case IR_OP_TANH:
-    case IR_OP_LEAKY_RELU: case IR_OP_ELU:
-        return true;
-    default:
-        return false;
-    }
+    return ir_op_unit(op) == IR_U_TABLE;
 }
 
 static bool clamp_op(IrOp op)
 {
-    return op == IR_OP_RELU || op == IR_OP_CLIP;
+    return ir_op_unit(op) == IR_U_CLAMP;
 }
 
 /* a layer an integer program runs as a 256-entry table: a table op, or a
@@ -159,8 +156,8 @@ static bool table_layer(const IrLayer *L)
 
 static bool is_pool(IrOp op)
 {
-    return op == IR_OP_MAXPOOL || op == IR_OP_AVGPOOL || op == IR_OP_GLOBAL_AVGPOOL ||
-           op == IR_OP_GLOBAL_MAXPOOL || op == IR_OP_REDUCE_MEAN;
+    IrUnit k = ir_op_unit(op);
+    return k == IR_U_MAXPOOL || k == IR_U_AVGPOOL || k == IR_U_GMAXPOOL || k == IR_U_GAVGPOOL;
 }
 
 /* ------------------------------------------------------------ building */
@@ -221,9 +218,8 @@ static void data_inputs(const IrGraph *g, const PlanTensorInfo *ti, const IrLaye
 
 static bool is_fc(const IrGraph *g, const PlanTensorInfo *ti, const IrLayer *L)
 {
-    if (L->op == IR_OP_GEMM || L->op == IR_OP_MATMUL)
-        return L->n_in >= 2 && is_const(g, ti, L->in[1]) && !(L->op == IR_OP_GEMM && L->attr.gemm.trans_a);
-    return false;
+    /* attr.gemm: MatMul's has no transposes */
+    return ir_op_unit(L->op) == IR_U_FC && L->n_in >= 2 && is_const(g, ti, L->in[1]) && !L->attr.gemm.trans_a;
 }
 
 /* weight and bias bytes: the constant inputs after the data input */
@@ -301,9 +297,10 @@ static void fc_unit(const IrGraph *g, int x, const IrLayerStats *st, PlanUnit *u
 
 static void pool_unit(const IrGraph *g, const IrLayer *L, PlanUnit *u)
 {
+    IrUnit k = ir_op_unit(L->op);
     u->kind = PLAN_K_POOL;
-    u->avg = L->op == IR_OP_AVGPOOL || L->op == IR_OP_GLOBAL_AVGPOOL || L->op == IR_OP_REDUCE_MEAN;
-    if (L->op == IR_OP_MAXPOOL || L->op == IR_OP_AVGPOOL) {
+    u->avg = k == IR_U_AVGPOOL || k == IR_U_GAVGPOOL;
+    if (k == IR_U_MAXPOOL || k == IR_U_AVGPOOL) {
         const IrPoolAttr *a = &L->attr.pool;
         Window w = {a->nsp, a->kernel, a->stride, a->dilation, a->pad_begin, a->pad_end};
         apply_window(&u->geo, &w);
@@ -327,19 +324,21 @@ static void eltwise_unit(Ctx *c, const IrLayer *L, PlanUnit *u, int x2)
     u->geo.ho = u->geo.h, u->geo.wo = u->geo.w, u->geo.f = u->geo.c;
     u->extra_t = x2;
     u->bvec = x2 >= 0 && numel(g, x2) == u->geo.c && numel(g, u->in_t) > u->geo.c;
-    if (L->op == IR_OP_ADD || L->op == IR_OP_SUB)
+    IrUnit k = ir_op_unit(L->op);
+    bool per_channel = k == IR_U_BN || k == IR_U_PRELU;   /* a float plan's scale and shift or slope */
+    if (k == IR_U_ADD)
         u->elt = x2 >= 0 ? PLAN_ELT_ADD : PLAN_ELT_RESCALE;
-    else if (L->op == IR_OP_MUL || L->op == IR_OP_PRELU)
+    else if (k == IR_U_MUL || k == IR_U_PRELU)
         u->elt = x2 >= 0 ? PLAN_ELT_MUL : PLAN_ELT_RESCALE;
-    else if (L->op == IR_OP_CONCAT)
+    else if (k == IR_U_CONCAT)
         u->elt = PLAN_ELT_CONCAT;
     else if (table_layer(L))
         u->elt = PLAN_ELT_LUT;
     else
         u->elt = PLAN_ELT_RESCALE;   /* Relu, Clip, a float plan's BN */
     u->lut = u->elt == PLAN_ELT_LUT;
-    u->mul = u->elt == PLAN_ELT_MUL || L->op == IR_OP_BATCHNORM || L->op == IR_OP_PRELU;
-    if (L->op == IR_OP_BATCHNORM || L->op == IR_OP_PRELU)
+    u->mul = u->elt == PLAN_ELT_MUL || per_channel;
+    if (per_channel)
         u->w_bytes = 2 * u->geo.c * plan_value_bytes(u->bits);
     if (u->elt == PLAN_ELT_CONCAT) {
         int n = 0;
@@ -397,7 +396,7 @@ static void new_unit(Ctx *c, int l, int x, int x2)
     u->out_t = L->out[0];
     set_precision(L, c->o, u);
     base_geom(g, x, u->out_t, &u->geo, &u->batch);
-    if (L->op == IR_OP_CONV)
+    if (ir_op_unit(L->op) == IR_U_CONV)
         conv_unit(g, L, u);
     else if (is_fc(g, c->ti, L))
         fc_unit(g, x, &st, u);
@@ -443,13 +442,14 @@ static int epilogue_step(Ctx *c, int ui, const IrLayer *L, int other)
 {
     const PlanUnit *u = &c->p->units[ui];
     int st = c->stage[ui];
-    if (L->op == IR_OP_BATCHNORM)
+    IrUnit k = ir_op_unit(L->op);
+    if (k == IR_U_BN)
         return !c->int_graph && st == 0 && !c->clamped[ui] && other < 0 ? 0 : -1;
     if (table_layer(L))
         return st < 2 && other < 0 ? 2 : -1;
     if (clamp_op(L->op))
         return st < 2 && other < 0 ? st : -1;
-    if ((L->op == IR_OP_ADD || L->op == IR_OP_SUB) && other >= 0 && st == 0 && u->extra_t < 0)
+    if (k == IR_U_ADD && other >= 0 && st == 0 && u->extra_t < 0)
         return 1;
     return -1;
 }
@@ -565,21 +565,21 @@ static bool concat_ok(const IrGraph *g, const IrLayer *L)
 static bool accel_ok(Ctx *c, const IrLayer *L, int a, int b)
 {
     const IrGraph *g = c->g;
-    unsigned fl = ir_op_flags(L->op);
-    if (!(fl & IR_F_ACCEL) || a < 0 || L->n_out < 1 || L->out[0] < 0)
+    IrUnit k = ir_op_unit(L->op);
+    if (k == IR_U_NONE || a < 0 || L->n_out < 1 || L->out[0] < 0)
         return false;
     if (c->int_graph && L->prec == IR_PREC_FLOAT)
         return false;
     int rank = g->tensors[a].rank;
-    switch (L->op) {
-    case IR_OP_GEMM: case IR_OP_MATMUL: return is_fc(g, c->ti, L);
-    case IR_OP_CONV: return L->attr.conv.nsp >= 1 && L->attr.conv.nsp <= 2 && rank == L->attr.conv.nsp + 2;
-    case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: return L->attr.pool.nsp <= 2 && rank == L->attr.pool.nsp + 2;
-    case IR_OP_GLOBAL_AVGPOOL: case IR_OP_GLOBAL_MAXPOOL: return rank >= 3 && rank <= 4;
-    case IR_OP_REDUCE_MEAN: return ir_reduce_is_spatial_mean(g, L);
-    case IR_OP_CONCAT: return concat_ok(g, L);
-    case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: return binary_ok(g, a, b);
-    case IR_OP_BATCHNORM: case IR_OP_PRELU: return !c->int_graph;
+    switch (k) {
+    case IR_U_FC: return is_fc(g, c->ti, L);
+    case IR_U_CONV: return L->attr.conv.nsp >= 1 && L->attr.conv.nsp <= 2 && rank == L->attr.conv.nsp + 2;
+    case IR_U_MAXPOOL: case IR_U_AVGPOOL: return L->attr.pool.nsp <= 2 && rank == L->attr.pool.nsp + 2;
+    case IR_U_GMAXPOOL: case IR_U_GAVGPOOL:   /* a ReduceMean only over H, W (its axes) */
+        return L->op == IR_OP_REDUCE_MEAN ? ir_reduce_is_spatial_mean(g, L) : rank >= 3 && rank <= 4;
+    case IR_U_CONCAT: return concat_ok(g, L);
+    case IR_U_ADD: case IR_U_MUL: return binary_ok(g, a, b);
+    case IR_U_BN: case IR_U_PRELU: return !c->int_graph;
     default: return true;
     }
 }
@@ -627,7 +627,7 @@ static int map_layer(Ctx *c, int l)
     }
     int a, b;
     data_inputs(g, c->ti, L, &a, &b);
-    if (b >= 0 && L->op != IR_OP_CONCAT && numel(g, a) < numel(g, b)) {   /* the map first, a broadcast vector second */
+    if (b >= 0 && ir_op_unit(L->op) != IR_U_CONCAT && numel(g, a) < numel(g, b)) {   /* the map first, a broadcast vector second */
         int t = a;
         a = b, b = t;
     }

@@ -334,9 +334,9 @@ static void act_node(Qx *x, const IrAct *a, const char *in, const char *out)
  * as the ONNX op of the same name on the same inputs, except activations,
  * which act_node writes with their attributes. */
 static const char *const eltwise_names[IR_OP_COUNT] = {
-#define OP(id, name, family, flags)
-#define UNARY(id, name, flags, act) [IR_OP_##id] = name,
-#define BINARY(id, name, flags, kernel) [IR_OP_##id] = name,
+#define OP(id, name, family, flags, unit)
+#define UNARY(id, name, flags, act, unit) [IR_OP_##id] = name,
+#define BINARY(id, name, flags, kernel, unit) [IR_OP_##id] = name,
 #include "ir/ops.def"
 #undef BINARY
 #undef UNARY

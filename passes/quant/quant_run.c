@@ -200,8 +200,8 @@ static int f_pool(Eval *e, int l, float *y)
 
 /* the runtime kernel of each binary op (the kernel column of ir/ops.def) */
 static const O2hBinOp binary_kernels[IR_OP_COUNT] = {
-#define OP(id, name, family, flags)
-#define BINARY(id, name, flags, kernel) [IR_OP_##id] = O2H_BIN_##kernel,
+#define OP(id, name, family, flags, unit)
+#define BINARY(id, name, flags, kernel, unit) [IR_OP_##id] = O2H_BIN_##kernel,
 #include "ir/ops.def"
 #undef BINARY
 #undef OP
@@ -222,8 +222,8 @@ static int f_binary(Eval *e, int l, float *y)
 
 /* the runtime code of each unary op, O2H_UN_<ID> (the UNARY rows of ops.def) */
 static const O2hUnOp unary_codes[IR_OP_COUNT] = {
-#define OP(id, name, family, flags)
-#define UNARY(id, name, flags, act) [IR_OP_##id] = O2H_UN_##id,
+#define OP(id, name, family, flags, unit)
+#define UNARY(id, name, flags, act, unit) [IR_OP_##id] = O2H_UN_##id,
 #include "ir/ops.def"
 #undef UNARY
 #undef OP
@@ -350,7 +350,7 @@ typedef int (*FloatFn)(Eval *e, int l, float *y);
 #define EVAL_softmax f_softmax
 #define EVAL_quant f_none
 static const FloatFn float_fns[IR_OP_COUNT] = {
-#define OP(id, name, family, flags) [IR_OP_##id] = EVAL_##family,
+#define OP(id, name, family, flags, unit) [IR_OP_##id] = EVAL_##family,
 #include "ir/ops.def"
 #undef OP
 };

@@ -15,6 +15,10 @@
  *                                   string starts with TEXT (\xHH escapes)
  *   mkmodel wide DIM OUT.onnx       Relu over a [1, DIM] float input
  *   mkmodel bindable OUT.onnx       Reshape whose shape is a graph input
+ *   mkmodel act OP OUT.onnx         opset 18: conv 3x3, OP (fused into it),
+ *                                   conv 1x1, OP beside an Add of its input
+ *                                   (a unit of its own): an activation on
+ *                                   every path of the planner and the engines
  */
 #define MB_CAP 80000
 #include "unit/test_frontend_build.h"
@@ -188,10 +192,32 @@ static void bindable(Mb *b)
     mb_output(b, "y", 1, -1, NULL);
 }
 
+static void conv_w(Mb *b, const char *name, int k, int seed)
+{
+    float wv[CH * CH * 9];
+    for (int i = 0; i < CH * CH * k * k; i++)
+        wv[i] = (float)(((i + seed) * 7) % 11 - 5) / 16.0f;
+    mb_init_f(b, name, 4, D(CH, CH, k, k), wv);
+}
+
+static void act(Mb *b, const char *op)
+{
+    enum { S = 16 };
+    mb_input(b, "x", 1, 4, D(1, CH, S, S));
+    conv_w(b, "w1", 3, 0);
+    conv_w(b, "w2", 1, 3);
+    mb_attr_ints(b, mb_node(b, "Conv", "conv1", "x,w1", "c1"), "pads", 4, D(1, 1, 1, 1));
+    mb_node(b, op, "act1", "c1", "a1");
+    mb_node(b, "Conv", "conv2", "a1,w2", "c2");
+    mb_node(b, op, "act2", "c2", "a2");
+    mb_node(b, "Add", "add", "a2,c2", "y");
+    mb_output(b, "y", 1, 4, D(1, CH, S, S));
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: mkmodel chain|adddag|resblocks N OUT.onnx | names TEXT OUT.onnx | wide DIM OUT.onnx"
-                    " [OP] | bindable OUT.onnx\n");
+                    " [OP] | bindable OUT.onnx | act OP OUT.onnx\n");
     return 2;
 }
 
@@ -200,7 +226,7 @@ int main(int argc, char **argv)
     if (argc < 3)
         return usage();
     const char *kind = argv[1], *out = argv[!strcmp(kind, "names") && argc == 5 ? 3 : argc - 1];
-    Mb *b = mb_new(13);
+    Mb *b = mb_new(!strcmp(kind, "act") ? 18 : 13);
     if (!strcmp(kind, "chain") && argc == 4)
         chain(b, atoi(argv[2]));
     else if (!strcmp(kind, "adddag") && argc == 4)
@@ -211,6 +237,8 @@ int main(int argc, char **argv)
         names(b, argv[2], argc == 5 ? argv[4] : "Relu");
     else if (!strcmp(kind, "wide") && argc == 4)
         wide(b, atoll(argv[2]));
+    else if (!strcmp(kind, "act") && argc == 4)
+        act(b, argv[2]);
     else if (!strcmp(kind, "bindable") && argc == 3)
         bindable(b);
     else {

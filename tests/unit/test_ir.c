@@ -93,6 +93,24 @@ static void test_act_table(void)
     CHECK(!strcmp(ir_act_name(IR_ACT_HARD_SWISH), "hard_swish") && !strcmp(ir_act_name(IR_ACT_COUNT), "?"));
 }
 
+/* ops.def's unit column agrees with the act column: the planner fuses a
+ * table or a clamp into an epilogue, which applies an activation */
+static void test_unit_table(void)
+{
+    for (int i = 0; i < IR_OP_COUNT; i++) {
+        IrUnit u = ir_op_unit((IrOp)i);
+        IrActKind k = ir_op_act((IrOp)i);
+        bool clamp = k == IR_ACT_RELU || k == IR_ACT_CLIP;
+        if (u == IR_U_TABLE || u == IR_U_CLAMP)
+            CHECK_MSG(k != IR_ACT_NONE && clamp == (u == IR_U_CLAMP), "%s: unit %s, act %s", ir_op_name((IrOp)i),
+                      ir_unit_name(u), ir_act_name(k));
+        if (ir_op_flags((IrOp)i) & (IR_F_FOLD_ONLY | IR_F_NO_DATA))
+            CHECK_MSG(u == IR_U_NONE, "%s moves no data at run time", ir_op_name((IrOp)i));
+    }
+    CHECK(ir_op_unit(IR_OP_MISH) == IR_U_TABLE && ir_op_unit(IR_OP_EXP) == IR_U_NONE);
+    CHECK(!strcmp(ir_unit_name(IR_U_TABLE), "table") && !strcmp(ir_unit_name(IR_U_COUNT), "?"));
+}
+
 static void test_tensors(void)
 {
     IrGraph *g = ir_graph_new(NULL);
@@ -285,6 +303,7 @@ int main(void)
 {
     test_op_table();
     test_act_table();
+    test_unit_table();
     test_tensors();
     test_stats();
     test_verify_and_compact();

@@ -138,6 +138,15 @@ static void test_round_matches_runtime(void)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* every op the planner gives the accelerator's table (unit TABLE in
+ * ir/ops.def) has the float function its int8 table is built from */
+static void test_table_units(void)
+{
+    for (int i = 0; i < IR_OP_COUNT; i++)
+        if (ir_op_unit((IrOp)i) == IR_U_TABLE)
+            CHECK_MSG(pass_quant_fn_supported((IrOp)i), "%s: a table unit without its function", ir_op_name((IrOp)i));
+}
+
 static void test_lut(void)
 {
     int8_t t[256];
@@ -252,6 +261,7 @@ int main(void)
     test_scales();
     test_round_matches_runtime();
     test_lut();
+    test_table_units();
     test_calibration();
     return check_done();
 }
