@@ -8,6 +8,7 @@
 #include "frontend/frontend.h"
 #include "plan/plan.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -18,6 +19,7 @@ int cmd_compile(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_codesign(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 /* --input-shape NAME=d0,d1,... appended to opt; -1 (message printed) if bad */
 int cli_add_input_shape(FeOptions *opt, const char *spec);
@@ -43,8 +45,24 @@ typedef struct {
 } CliVerifyHls;
 int cli_verify_hls(const CliVerifyHls *v);
 
+/* A compile option at argv[*i], checked by compile's own parser (for
+ * commands that pass options through to compile): 1 consumed (advancing *i
+ * past its value), 0 not an option of compile, -1 bad (message printed). */
+int cli_compile_option(int argc, char **argv, int *i);
+
 /* rm -rf path (cli/cmd_compile.c); 0 ok or absent */
 int cli_remove_tree(const char *path);
+/* The folders made above an output folder (it may be given as a/b/c), so
+ * that a failed command takes them away again (cli/cmd_compile.c). */
+typedef struct {
+    char path[PATH_MAX];
+    size_t end[64];          /* lengths of the prefixes created, outermost first */
+    int n;
+} CliMade;
+/* mkdir -p of the folders above path, recording those it created; 0 ok, -1 (errno) */
+int cli_make_parents(const char *path, CliMade *m);
+/* rmdir of what cli_make_parents created, innermost first (only if empty) */
+void cli_unmake_parents(CliMade *m);
 
 /* Plan options shared by `plan` and `compile` (cli/plan_args.c). */
 typedef struct {

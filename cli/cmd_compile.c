@@ -87,16 +87,7 @@ static bool exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
-/* The folders a compile made above OUT (OUT may be given as a/b/c), so
- * that a failed compile takes them away again. */
-typedef struct {
-    char path[PATH_MAX];
-    size_t end[64];          /* lengths of the prefixes created, outermost first */
-    int n;
-} Made;
-
-/* mkdir -p of the folders above path, recording those it created. */
-static int make_parents(const char *path, Made *m)
+int cli_make_parents(const char *path, CliMade *m)
 {
     m->n = 0;
     if (snprintf(m->path, sizeof m->path, "%s", path) >= (int)sizeof m->path) {
@@ -117,8 +108,7 @@ static int make_parents(const char *path, Made *m)
     return 0;
 }
 
-/* rmdir of what make_parents created, innermost first (only if empty). */
-static void unmake_parents(Made *m)
+void cli_unmake_parents(CliMade *m)
 {
     for (int i = m->n - 1; i >= 0; i--) {
         m->path[m->end[i]] = 0;
@@ -203,59 +193,85 @@ static int parse_emit(CompileArgs *a, const char *list)
     return 0;
 }
 
-/* 1: help printed; 0: parsed; -1: usage error (message printed). */
-static int parse_args(int argc, char **argv, CompileArgs *a)
+static void args_init(CompileArgs *a)
 {
     memset(a, 0, sizeof *a);
     a->host = a->report = true;
     cli_plan_args_init(&a->plan);
     passes_options_init(&a->passes);
     pass_quant_options_init(&a->quant);
+}
+
+static int parse_design(CompileArgs *a, int argc, char **argv, int *i)
+{
+    if (!(a->design = cli_value(argc, argv, i)))
+        return -1;
+    if (strcmp(a->design, "hybrid") && strcmp(a->design, "seml") && strcmp(a->design, "sesl")) {
+        fprintf(stderr, "onnx2hls %s: --plan '%s' is not hybrid, seml or sesl\n", argv[0], a->design);
+        return -1;
+    }
+    return 1;
+}
+
+/* The option at argv[*i]: 2 --help, 1 consumed (advancing *i past its
+ * value), 0 not an option of compile (a model, or unknown), -1 bad value
+ * (message printed). */
+static int parse_option(CompileArgs *a, int argc, char **argv, int *i)
+{
+    const char *s = argv[*i], *v;
+    int r;
+    if (!strcmp(s, "--help") || !strcmp(s, "-h"))
+        return 2;
+    if (!strcmp(s, "-o") || !strcmp(s, "--output"))
+        return (a->out = cli_value(argc, argv, i)) ? 1 : -1;
+    if (!strcmp(s, "--emit"))
+        return (v = cli_value(argc, argv, i)) && !parse_emit(a, v) ? 1 : -1;
+    if (!strncmp(s, "--emit=", 7))
+        return parse_emit(a, s + 7) ? -1 : 1;
+    if (!strcmp(s, "--input-shape"))
+        return (v = cli_value(argc, argv, i)) && !cli_add_input_shape(&a->fe, v) ? 1 : -1;
+    if (!strcmp(s, "--plan"))
+        return parse_design(a, argc, argv, i);
+    if (!strcmp(s, "--tb-input"))
+        return (a->tb_input = cli_value(argc, argv, i)) &&
+                       !passes_check_file(argv[0], "--tb-input", a->tb_input, &SF_TB_INPUT) ? 1 : -1;
+    if (!strcmp(s, "--embed-weights"))
+        return a->embed = true, 1;
+    if (!strcmp(s, "--heap-arena"))
+        return a->heap_arena = true, 1;
+    if (!strcmp(s, "--quiet") || !strcmp(s, "-q"))
+        return a->quiet = true, 1;
+    if ((r = cli_plan_parse_option(&a->plan, argc, argv, i)) != 0) {
+        a->report_asked = true; /* plan options given: the plan is wanted */
+        return r;
+    }
+    if ((r = passes_parse_option(&a->passes, argc, argv, i)) != 0)
+        return r;
+    return pass_quant_parse_option(&a->quant, argc, argv, i);
+}
+
+int cli_compile_option(int argc, char **argv, int *i)
+{
+    CompileArgs a;
+    args_init(&a);
+    int r = parse_option(&a, argc, argv, i);
+    return r == 2 ? 0 : r;
+}
+
+/* 1: help printed; 0: parsed; -1: usage error (message printed). */
+static int parse_args(int argc, char **argv, CompileArgs *a)
+{
+    args_init(a);
     for (int i = 1; i < argc; i++) {
-        const char *s = argv[i], *v;
-        int r;
-        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+        const char *s = argv[i];
+        int r = parse_option(a, argc, argv, &i);
+        if (r == 2) {
             compile_usage(stdout);
             return 1;
-        } else if (!strcmp(s, "-o") || !strcmp(s, "--output")) {
-            if (!(a->out = cli_value(argc, argv, &i)))
-                return -1;
-        } else if (!strcmp(s, "--emit")) {
-            if (!(v = cli_value(argc, argv, &i)) || parse_emit(a, v))
-                return -1;
-        } else if (!strncmp(s, "--emit=", 7)) {
-            if (parse_emit(a, s + 7))
-                return -1;
-        } else if (!strcmp(s, "--input-shape")) {
-            if (!(v = cli_value(argc, argv, &i)) || cli_add_input_shape(&a->fe, v))
-                return -1;
-        } else if (!strcmp(s, "--plan")) {
-            if (!(a->design = cli_value(argc, argv, &i)))
-                return -1;
-            if (strcmp(a->design, "hybrid") && strcmp(a->design, "seml") && strcmp(a->design, "sesl")) {
-                fprintf(stderr, "onnx2hls compile: --plan '%s' is not hybrid, seml or sesl\n", a->design);
-                return -1;
-            }
-        } else if (!strcmp(s, "--tb-input")) {
-            if (!(a->tb_input = cli_value(argc, argv, &i)) ||
-                passes_check_file("compile", "--tb-input", a->tb_input, &SF_TB_INPUT))
-                return -1;
-        } else if (!strcmp(s, "--embed-weights")) {
-            a->embed = true;
-        } else if (!strcmp(s, "--heap-arena")) {
-            a->heap_arena = true;
-        } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
-            a->quiet = true;
-        } else if ((r = cli_plan_parse_option(&a->plan, argc, argv, &i)) != 0) {
-            if (r < 0)
-                return -1;
-            a->report_asked = true; /* plan options given: the plan is wanted */
-        } else if ((r = passes_parse_option(&a->passes, argc, argv, &i)) != 0) {
-            if (r < 0)
-                return -1;
-        } else if ((r = pass_quant_parse_option(&a->quant, argc, argv, &i)) != 0) {
-            if (r < 0)
-                return -1;
+        } else if (r < 0) {
+            return -1;
+        } else if (r > 0) {
+            continue;
         } else if (s[0] == '-' && s[1]) {
             fprintf(stderr, "onnx2hls compile: unknown option '%s'\n", s);
             return -1;
@@ -471,10 +487,10 @@ int cmd_compile(int argc, char **argv)
     CgHostReport rep = {0};
     int rc = g ? 0 : 2;
     bool made_tmp = false;
-    static Made made;
-    if (rc == 0 && (make_parents(tmp, &made) || mkdir(tmp, 0777))) {
+    static CliMade made;
+    if (rc == 0 && (cli_make_parents(tmp, &made) || mkdir(tmp, 0777))) {
         fprintf(stderr, "onnx2hls compile: cannot create %s: %s\n", tmp, strerror(errno));
-        unmake_parents(&made);
+        cli_unmake_parents(&made);
         rc = 2;
     }
     made_tmp = rc == 0;
@@ -500,7 +516,7 @@ int cmd_compile(int argc, char **argv)
     }
     if (rc && made_tmp) {
         cli_remove_tree(tmp);
-        unmake_parents(&made);
+        cli_unmake_parents(&made);
     }
     diag_print(&d, stderr);
     if (rc == 0 && !a.quiet && a.qdq)

@@ -18,6 +18,7 @@ static const struct {
     {"verify", cmd_verify, "build and run OUT/host, compare with a reference or ONNX Runtime"},
     {"codesign", cmd_codesign, "per-layer pruning and precision searched against the plan and the accuracy"},
     {"lint", cmd_lint, "check HLS C against what Vitis HLS synthesizes (FILE.c or DIR)"},
+    {"sweep", cmd_sweep, "one point per board, precision and PE budget, run by make -j or Slurm; --collect"},
 };
 
 static void usage(FILE *f)

@@ -184,6 +184,24 @@ static int term(const unsigned char *s, int n, uint32_t c, char *out)
     return n;
 }
 
+static int shell(const unsigned char *s, int n, uint32_t c, char *out)
+{
+    (void)n, (void)c;
+    if (s[0] == '\'')
+        return sprintf(out, "'\\''");
+    return out[0] = (char)s[0], 1;
+}
+
+static int csv(const unsigned char *s, int n, uint32_t c, char *out)
+{
+    if (n == 0 || is_control(c))
+        return bytes_hex(s, n, out);
+    if (c == '"')
+        return sprintf(out, "\"\"");
+    memcpy(out, s, (size_t)n);
+    return n;
+}
+
 /* Byte-wise languages step one byte at a time even through valid UTF-8. */
 static const struct {
     int (*fn)(const unsigned char *, int, uint32_t, char *);
@@ -191,7 +209,8 @@ static const struct {
 } langs[] = {
     [ESC_C_STRING] = {c_string, true}, [ESC_C_COMMENT] = {c_comment, true}, [ESC_C_IDENT] = {c_ident, true},
     [ESC_JSON] = {json, false},        [ESC_HTML] = {html, false},          [ESC_TCL] = {tcl, false},
-    [ESC_CFG] = {cfg, true},           [ESC_TERM] = {term, false},
+    [ESC_CFG] = {cfg, true},           [ESC_TERM] = {term, false},          [ESC_SHELL] = {shell, true},
+    [ESC_CSV] = {csv, false},
 };
 
 static void run(Sink *k, EscLang lang, const char *text)
@@ -202,6 +221,8 @@ static void run(Sink *k, EscLang lang, const char *text)
         sink_put(k, out, (size_t)sprintf(out, "_%02X", *s));   /* no identifier starts with a digit */
         s++;
     }
+    if (lang == ESC_CSV && *s && strchr("=+-@", *s))
+        sink_put(k, "'", 1);   /* a formula to a spreadsheet: shown as text */
     while (*s) {
         uint32_t c = 0;
         int n = utf8_unit(s, &c);

@@ -36,6 +36,13 @@
  *   ESC_TERM       a terminal or log line (diagnostics, text reports):
  *                  control characters, DEL, C1 controls and bad UTF-8 as
  *                  \xHH, backslash as \\; valid UTF-8 text kept.
+ *   ESC_SHELL      inside '...' of a POSIX shell script: ' becomes '\''
+ *                  (close, an escaped quote, reopen); every other byte is
+ *                  literal there, newlines included, so nothing expands.
+ *   ESC_CSV        inside "..." of a CSV field (RFC 4180): " doubled,
+ *                  control characters and bad UTF-8 as \xHH (a record stays
+ *                  on one line), and a field that starts with = + - @ gets a
+ *                  leading ' so a spreadsheet shows it instead of running it.
  */
 #ifndef ONNX2HLS_ESCAPE_H
 #define ONNX2HLS_ESCAPE_H
@@ -52,6 +59,8 @@ typedef enum {
     ESC_TCL,
     ESC_CFG,
     ESC_TERM,
+    ESC_SHELL,
+    ESC_CSV,
 } EscLang;
 
 /* s (NULL reads as "") escaped for lang, written to f. */

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # setup.sh - installs what onnx2hls needs on a Debian machine, then builds it.
 #   scripts/setup.sh [--test] [--ort] [BUILD_DIR]
-# Always: compiler, CMake, protobuf-c, onnx.proto, libclang, cJSON; --test adds what
-# the test suite uses (ONNX conformance data, aarch64 cross compiler and
+# Always: compiler, CMake, protobuf-c, onnx.proto, libclang, cJSON, libxml2; --test adds
+# what the test suite uses (ONNX conformance data, aarch64 cross compiler and
 # qemu-user, Chromium for the report check, g++ for the C++ simulation, tclsh
-# for the Vitis project check) and builds with ASan+UBSan;
+# for the Vitis project check, Slurm and munge for the sweep's one-node cluster)
+# and builds with ASan+UBSan;
 # --ort installs ONNX Runtime (npm onnxruntime-node) into ./node_modules for
 # benchmarks and reference outputs. Installs only what is missing.
 set -euo pipefail
@@ -18,9 +19,9 @@ for a in "$@"; do
     *) build="$a" ;;
   esac
 done
-pkgs=(gcc make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev libclang-dev libcjson-dev liblapack-dev)
+pkgs=(gcc make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev libclang-dev libcjson-dev liblapack-dev libxml2-dev)
 if [ "$test" = 1 ]; then
-  pkgs+=(libonnx-testdata gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user chromium g++ tcl)
+  pkgs+=(libonnx-testdata gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user chromium g++ tcl slurm-wlm munge)
 fi
 if [ "$ort" = 1 ] && ! { command -v node && command -v npm; } > /dev/null; then
   pkgs+=(nodejs npm)   # only when missing: a machine's own Node.js may conflict with Debian's npm

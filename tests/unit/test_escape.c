@@ -58,6 +58,20 @@ static void test_tcl_cfg(void)
     expect(ESC_CFG, "conv_1/out-2.a", "conv_1/out-2.a");
 }
 
+/* shell words and CSV fields, for the sweep's scripts and table */
+static void test_shell_csv(void)
+{
+    expect(ESC_SHELL, "it's $(rm -rf ~) `x` \\ \"q\"", "it'\\''s $(rm -rf ~) `x` \\ \"q\"");
+    expect(ESC_SHELL, "a\nb\xff", "a\nb\xff");   /* literal inside single quotes */
+    expect(ESC_SHELL, "''", "'\\'''\\''");
+    expect(ESC_CSV, "a,\"b\"", "a,\"\"b\"\"");
+    expect(ESC_CSV, "=HYPERLINK(\"x\")", "'=HYPERLINK(\"\"x\"\")");
+    expect(ESC_CSV, "-2+3", "'-2+3");
+    expect(ESC_CSV, "@SUM", "'@SUM");
+    expect(ESC_CSV, "x=1", "x=1");
+    expect(ESC_CSV, "line\r\nnext\xff caf\xc3\xa9", "line\\x0d\\x0anext\\xff caf\xc3\xa9");
+}
+
 static void test_term(void)
 {
     expect(ESC_TERM, "node\x1b[2J", "node\\x1b[2J");
@@ -93,6 +107,7 @@ int main(void)
     test_c();
     test_json_html();
     test_tcl_cfg();
+    test_shell_csv();
     test_term();
     test_buffers();
     return check_done();
