@@ -89,6 +89,14 @@ st=$?
     [ "$(cat vitis.call 2>/dev/null)" = "$work/a/points/zcu102-int8-pe512/hls csynth -f run_hls.tcl" ] &&
     ok "csynth: vitis_hls -f run_hls.tcl in the point's hls/, a failure reported" ||
     { bad "csynth step (exit $st, call: $(cat vitis.call 2>/dev/null))"; tail -3 csynth.log; }
+# the newer launcher alone (Vitis 2023.2+ puts vitis-run beside v++)
+mkdir -p fakebin2
+sed 's/vitis.call/vitis-run.call/' fakebin/vitis_hls > fakebin2/vitis-run && chmod +x fakebin2/vitis-run
+PATH=$work/fakebin2:$PATH make -C a zcu102-int8-pe512 > csynth2.log 2>&1
+[ "$(cat vitis-run.call 2>/dev/null)" = "$work/a/points/zcu102-int8-pe512/hls csynth --mode hls --tcl run_hls.tcl" ] &&
+    ok "csynth: vitis-run --mode hls --tcl run_hls.tcl" || { bad "csynth with vitis-run"; tail -3 csynth2.log; }
+make -C a -n zcu102-int8-pe512 2>&1 | grep -q csynth && bad "csynth planned without Vitis on PATH" ||
+    ok "no csynth without Vitis on PATH"
 (cd a && PATH=/usr/bin:/bin ./sweep.sh csynth zcu102-int8-pe512) > novitis.log 2>&1
 [ $? = 2 ] && grep -q "needs Vitis HLS" novitis.log && ok "csynth without Vitis: exit 2" || bad "csynth without Vitis"
 
