@@ -2,6 +2,7 @@
  * --precision), so every command accepts the same spellings and gives the
  * same messages. */
 #include "cli.h"
+#include "passes/quant/quant.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -21,26 +22,16 @@ int cli_add_input_shape(FeOptions *opt, const char *spec)
     return 0;
 }
 
-static const struct {
-    const char *name;
-    IrPrecision prec;
-    int bits;
-} precisions[] = {
-    {"float", IR_PREC_FLOAT, 32}, {"int8", IR_PREC_INT8, 8},     {"int16", IR_PREC_INT16, 16},
-    {"dfxp8", IR_PREC_DFXP, 8},   {"dfxp12", IR_PREC_DFXP, 12}, {"dfxp14", IR_PREC_DFXP, 14},
-    {"dfxp16", IR_PREC_DFXP, 16},
-};
-
 int cli_parse_precision(const char *s, IrPrecision *prec, int *bits)
 {
-    for (size_t i = 0; i < sizeof precisions / sizeof precisions[0]; i++)
-        if (!strcmp(s, precisions[i].name)) {
-            *prec = precisions[i].prec;
-            *bits = precisions[i].bits;
-            return 0;
-        }
-    fprintf(stderr, "onnx2hls: unknown precision '%s' (float, int8, int16, dfxp8, dfxp12, dfxp14, dfxp16)\n", s);
-    return -1;
+    QuantPrec p;
+    if (pass_quant_parse_prec(s, &p)) {
+        fprintf(stderr, "onnx2hls: unknown precision '%s' (float, int8, int16, dfxp8, dfxp12, dfxp14, dfxp16)\n", s);
+        return -1;
+    }
+    *prec = p.prec;
+    *bits = p.bits;
+    return 0;
 }
 
 const char *cli_value(int argc, char **argv, int *i)

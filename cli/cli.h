@@ -6,6 +6,8 @@
 #define ONNX2HLS_CLI_H
 
 #include "frontend/frontend.h"
+#include "ir/option.h"
+#include "ir/sidefile.h"
 #include "plan/plan.h"
 
 #include <limits.h>
@@ -27,6 +29,17 @@ int cli_add_input_shape(FeOptions *opt, const char *spec);
 int cli_parse_precision(const char *s, IrPrecision *prec, int *bits);
 /* the value after option argv[*i], advancing *i; NULL (message printed) if missing */
 const char *cli_value(int argc, char **argv, int *i);
+
+/* A module's option table (ir/option.h) against argv[*i] (cli/options.c):
+ * 1 consumed (*i past a separate value), 0 not an option of t, -1 bad
+ * (message printed, naming the command argv[0]). */
+int cli_option(const IrOption *t, void *opts, int argc, char **argv, int *i);
+/* t's rows as --help lines */
+void cli_options_help(FILE *f, const IrOption *t);
+/* The file an option names opens, is a regular file and fits its kind's
+ * cap (ir/sidefile.h); 0, or -1 with the message printed for `onnx2hls
+ * CMD FLAG`. */
+int cli_check_file(const char *cmd, const char *flag, const char *path, const SfKind *k);
 /* Run argv with stdout and stderr to log (NULL: inherited); the exit
  * status, 128+signal, or 127 when it could not start (cli/cmd_verify.c). */
 int cli_run_cmd(char *const *argv, const char *log, const char *node_path);

@@ -55,8 +55,8 @@ static void compile_usage(FILE *f)
                "  --quiet          no summary on stdout\n");
     fprintf(f, "plan options (for --emit report and hls):\n");
     cli_plan_usage(f);
-    passes_usage(f);
-    pass_quant_usage(f);
+    cli_options_help(f, passes_options);
+    cli_options_help(f, pass_quant_options);
 }
 
 /* ------------------------------------------------------ file helpers */
@@ -234,7 +234,7 @@ static int parse_option(CompileArgs *a, int argc, char **argv, int *i)
         return parse_design(a, argc, argv, i);
     if (!strcmp(s, "--tb-input"))
         return (a->tb_input = cli_value(argc, argv, i)) &&
-                       !passes_check_file(argv[0], "--tb-input", a->tb_input, &SF_TB_INPUT) ? 1 : -1;
+                       !cli_check_file(argv[0], "--tb-input", a->tb_input, &SF_TB_INPUT) ? 1 : -1;
     if (!strcmp(s, "--embed-weights"))
         return a->embed = true, 1;
     if (!strcmp(s, "--heap-arena"))
@@ -245,9 +245,9 @@ static int parse_option(CompileArgs *a, int argc, char **argv, int *i)
         a->report_asked = true; /* plan options given: the plan is wanted */
         return r;
     }
-    if ((r = passes_parse_option(&a->passes, argc, argv, i)) != 0)
+    if ((r = cli_option(passes_options, &a->passes, argc, argv, i)) != 0)
         return r;
-    return pass_quant_parse_option(&a->quant, argc, argv, i);
+    return cli_option(pass_quant_options, &a->quant, argc, argv, i);
 }
 
 int cli_compile_option(int argc, char **argv, int *i)

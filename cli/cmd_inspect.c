@@ -17,7 +17,7 @@ static void inspect_usage(FILE *f)
                "  --json         print the layer DAG as JSON instead of a table\n"
                "  --precision    word size used for the IFM/OFM/weight byte columns (default float)\n"
                "pass options (the table then shows the graph after the passes):\n");
-    passes_usage(f);
+    cli_options_help(f, passes_options);
 }
 
 /* run the passes when asked, keeping the totals before them in *a.
@@ -65,7 +65,7 @@ int cmd_inspect(int argc, char **argv)
         } else if (!strcmp(a, "--precision")) {
             if (!(v = cli_value(argc, argv, &i)) || cli_parse_precision(v, &prec, &bits))
                 return 2;
-        } else if ((pr = passes_parse_option(&po, argc, argv, &i)) != 0) {
+        } else if ((pr = cli_option(passes_options, &po, argc, argv, &i)) != 0) {
             if (pr < 0)
                 return 2;
         } else if (a[0] == '-' && a[1]) {

@@ -14,50 +14,71 @@
 
 #define LINT_MAX_OPTS 64
 
-static void lint_usage(FILE *f)
-{
-    fprintf(f, "usage: onnx2hls lint FILE.c|DIR [-I DIR]... [-D NAME[=VALUE]]... [--top NAME]\n"
-               "  FILE.c|DIR  a C file, or a folder: every .c under it except tb/, or the\n"
-               "               syn.file= list of DIR/hls_config.cfg when there is one\n"
-               "  -I DIR      include folder (default: DIR/common, or common/ next to FILE.c)\n"
-               "  -D NAME     define a macro (__SYNTHESIS__ is always defined: the code Vitis sees)\n"
-               "  --top NAME  the top function (default: the one with #pragma HLS INTERFACE,\n"
-               "               else syn.top= of DIR/hls_config.cfg)\n"
-               "Prints file:line:col: rule: explanation per finding (rules: docs/lint.md).\n"
-               "Exit: 0 clean, 1 findings, 2 bad input.\n");
-}
+typedef struct {
+    const char *incs[LINT_MAX_OPTS], *defs[LINT_MAX_OPTS];
+    CgHlsLintOptions opt;
+} LintArgs;
 
-/* -I DIR / -IDIR (likewise -D); 1 consumed, 0 not this option, -1 missing value */
-static int dir_option(const char *flag, int argc, char **argv, int *i, const char **list, int *n)
+static int add_to(const char *flag, const char **list, int *n, const char *v, IrDiag *d)
 {
-    size_t k = strlen(flag);
-    if (strncmp(argv[*i], flag, k))
-        return 0;
-    const char *v = argv[*i][k] ? argv[*i] + k : cli_value(argc, argv, i);
-    if (!v)
-        return -1;
     if (*n >= LINT_MAX_OPTS) {
-        fprintf(stderr, "onnx2hls lint: too many %s options\n", flag);
+        diag_error(d, NULL, NULL, NULL, "too many %s options", flag);
         return -1;
     }
     list[(*n)++] = v;
-    return 1;
+    return 0;
+}
+
+static int set_include(void *o, const char *v, IrDiag *d)
+{
+    LintArgs *a = o;
+    return add_to("-I", a->incs, &a->opt.n_include_dirs, v, d);
+}
+
+static int set_define(void *o, const char *v, IrDiag *d)
+{
+    LintArgs *a = o;
+    return add_to("-D", a->defs, &a->opt.n_defines, v, d);
+}
+
+static int set_top(void *o, const char *v, IrDiag *d)
+{
+    (void)d;
+    ((LintArgs *)o)->opt.top = v;
+    return 0;
+}
+
+static const IrOption lint_options[] = {
+    {"-I", "DIR", set_include, "include folder (default: DIR/common, or common/ next to FILE.c)"},
+    {"-D", "NAME[=VALUE]", set_define, "define a macro (__SYNTHESIS__ is always defined: the code Vitis sees)"},
+    {"--top", "NAME", set_top, "the top function (default: the one with #pragma HLS INTERFACE,\n"
+                               "else syn.top= of DIR/hls_config.cfg)"},
+    IR_OPTION_END,
+};
+
+static void lint_usage(FILE *f)
+{
+    fprintf(f, "usage: onnx2hls lint FILE.c|DIR [-I DIR]... [-D NAME[=VALUE]]... [--top NAME]\n"
+               "  FILE.c|DIR       a C file, or a folder: every .c under it except tb/, or the\n"
+               "                   syn.file= list of DIR/hls_config.cfg when there is one\n");
+    cli_options_help(f, lint_options);
+    fprintf(f, "Prints file:line:col: rule: explanation per finding (rules: docs/lint.md).\n"
+               "Exit: 0 clean, 1 findings, 2 bad input.\n");
 }
 
 int cmd_lint(int argc, char **argv)
 {
-    const char *incs[LINT_MAX_OPTS], *defs[LINT_MAX_OPTS], *path = NULL;
-    CgHlsLintOptions opt = {incs, 0, defs, 0, NULL};
+    LintArgs a;
+    memset(&a, 0, sizeof a);
+    a.opt.include_dirs = a.incs;
+    a.opt.defines = a.defs;
+    const char *path = NULL;
     for (int i = 1; i < argc; i++) {
         int r;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             lint_usage(stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--top")) {
-            if (!(opt.top = cli_value(argc, argv, &i)))
-                return 2;
-        } else if ((r = dir_option("-I", argc, argv, &i, incs, &opt.n_include_dirs)) ||
-                   (r = dir_option("-D", argc, argv, &i, defs, &opt.n_defines))) {
+        } else if ((r = cli_option(lint_options, &a, argc, argv, &i)) != 0) {
             if (r < 0)
                 return 2;
         } else if (argv[i][0] == '-' || path) {
@@ -72,6 +93,7 @@ int cmd_lint(int argc, char **argv)
         lint_usage(stderr);
         return 2;
     }
+    const CgHlsLintOptions opt = a.opt;
     IrDiag d;
     diag_init(&d);
     CgHlsLintResult r;

@@ -20,20 +20,38 @@ static const char *runs_on(IrOp op)
     return buf;
 }
 
+static int set_markdown(void *o, const char *v, IrDiag *d)
+{
+    (void)v, (void)d;
+    *(int *)o = 1;
+    return 0;
+}
+
+static const IrOption ops_options[] = {
+    {"--markdown", NULL, set_markdown, "print a Markdown table (the README's)"},
+    IR_OPTION_END,
+};
+
+static void ops_usage(FILE *f)
+{
+    fprintf(f, "usage: onnx2hls ops [--markdown]\n"
+               "  lists the supported ONNX operators (default domain), the file stem of their\n"
+               "  importer (frontend/import_<family>.c) and host kernel (runtime/rt_<family>.c),\n"
+               "  and where they run (on the accelerator: as which kind of unit, ir/ops.def)\n");
+    cli_options_help(f, ops_options);
+}
+
 int cmd_ops(int argc, char **argv)
 {
     int md = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--markdown")) {
-            md = 1;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: onnx2hls ops [--markdown]\n"
-                   "  lists the supported ONNX operators (default domain), the file stem of their\n"
-                   "  importer (frontend/import_<family>.c) and host kernel (runtime/rt_<family>.c),\n"
-                   "  and where they run (on the accelerator: as which kind of unit, ir/ops.def)\n");
+        int r;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            ops_usage(stdout);
             return 0;
-        } else {
-            fprintf(stderr, "onnx2hls ops: unknown option '%s'\n", argv[i]);
+        } else if ((r = cli_option(ops_options, &md, argc, argv, &i)) <= 0) {
+            if (r == 0)
+                fprintf(stderr, "onnx2hls ops: unknown option '%s'\n", argv[i]);
             return 2;
         }
     }

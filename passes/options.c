@@ -1,43 +1,14 @@
-/* options.c - the command-line spellings of the pass options, shared by
- * `compile` and `inspect` so both accept the same flags and print the same
- * messages (--passes, --fuse, --no-fuse, --dump-after, --prune, --prune-calib,
- * --verify-passes). */
+/* options.c - the pass options as a table (ir/option.h): --passes, --fuse,
+ * --no-fuse, --dump-after, --prune, --prune-calib, --verify-passes.
+ *
+ * Why a table: `compile` and `inspect` both take these options; the CLI
+ * drives this one table for both (cli/options.c), and their --help is
+ * printed from the same rows. Nothing here reads argv. */
 #include "passes.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *passes_option_value(int argc, char **argv, int *i, const char *name, int *bad)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n))
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n])
-        return NULL;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "onnx2hls %s: option %s needs a value\n", argv[0], name);
-        *bad = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-int passes_check_file(const char *cmd, const char *flag, const char *path, const SfKind *k)
-{
-    IrDiag d;
-    diag_init(&d);
-    int rc = sf_check(path, k, NULL, &d);
-    if (rc) {
-        fprintf(stderr, "onnx2hls %s: %s:\n", cmd, flag);
-        diag_print(&d, stderr);
-    }
-    diag_free(&d);
-    return rc;
-}
 
 /* a ratio in [0,1): 1 and *r; 0 when s is not a number at all */
 static int parse_ratio(const char *s, double *r)
@@ -51,45 +22,53 @@ static int parse_ratio(const char *s, double *r)
     return 1;
 }
 
-static int set_prune(PassOptions *opt, const char *cmd, const char *v)
+static int set_prune(void *o, const char *v, IrDiag *d)
 {
+    PassOptions *opt = o;
     double r;
     if (parse_ratio(v, &r)) {
         if (!(r >= 0 && r < 1)) {
-            fprintf(stderr, "onnx2hls %s: --prune ratio %s not in [0, 1)\n", cmd, v);
+            diag_error(d, NULL, NULL, NULL, "--prune ratio %s not in [0, 1)", v);
             return -1;
         }
         opt->prune_ratio = r;
         opt->prune_spec = NULL;
-        return 1;
+        return 0;
     }
-    if (passes_check_file(cmd, "--prune (neither a ratio in [0, 1) nor a spec file)", v, &SF_PRUNE_SPEC))
+    if (sf_check(v, &SF_PRUNE_SPEC, NULL, d)) {
+        diag_add(d, DIAG_NOTE, NULL, NULL, NULL, "--prune takes a ratio in [0, 1) or a spec file");
         return -1;
+    }
     opt->prune_spec = v;
     opt->prune_ratio = 0;
-    return 1;
+    return 0;
 }
 
-static int set_selection(PassOptions *opt, const char *cmd, const char *flag, const char *v, const char **dst)
+static int set_selection(const char *flag, const char *v, const char **dst, IrDiag *d)
 {
     char err[160];
     if (passes_check_selection(v, err, sizeof err)) {
-        fprintf(stderr, "onnx2hls %s: %s: %s\n", cmd, flag, err);
+        diag_error(d, NULL, NULL, NULL, "%s: %s", flag, err);
         return -1;
     }
     *dst = v;
-    (void)opt;
-    return 1;
+    return 0;
+}
+
+static int set_passes(void *o, const char *v, IrDiag *d)
+{
+    return set_selection("--passes", v, &((PassOptions *)o)->passes, d);
 }
 
 /* --dump-after=LIST[:json]: the list without the suffix is kept in a static
  * copy (argv strings stay untouched; a process parses one command line) */
-static int set_dump(PassOptions *opt, const char *cmd, const char *v)
+static int set_dump(void *o, const char *v, IrDiag *d)
 {
+    PassOptions *opt = o;
     static char list[512];
     size_t n = strlen(v);
     if (n >= sizeof list) {
-        fprintf(stderr, "onnx2hls %s: --dump-after: value too long\n", cmd);
+        diag_error(d, NULL, NULL, NULL, "--dump-after: value too long");
         return -1;
     }
     memcpy(list, v, n + 1);
@@ -99,50 +78,54 @@ static int set_dump(PassOptions *opt, const char *cmd, const char *v)
         opt->dump_json = colon[1] == 'j';
         *colon = 0;
     }
-    return set_selection(opt, cmd, "--dump-after", list, &opt->dump_after);
+    return set_selection("--dump-after", list, &opt->dump_after, d);
 }
 
-int passes_parse_option(PassOptions *opt, int argc, char **argv, int *i)
+static int set_prune_calib(void *o, const char *v, IrDiag *d)
 {
-    const char *a = argv[*i], *cmd = argv[0];
-    const char *v;
-    int bad = 0;
-    if (!strcmp(a, "--fuse"))
-        return opt->passes = "default", 1;
-    if (!strcmp(a, "--no-fuse"))
-        return opt->passes = "none", 1;
-    if (!strcmp(a, "--verify-passes"))
-        return opt->verify_each = true, 1;
-    if ((v = passes_option_value(argc, argv, i, "--passes", &bad)))
-        return set_selection(opt, cmd, "--passes", v, &opt->passes);
-    if (!bad && (v = passes_option_value(argc, argv, i, "--dump-after", &bad)))
-        return set_dump(opt, cmd, v);
-    if ((v = passes_option_value(argc, argv, i, "--prune-calib", &bad))) {
-        if (passes_check_file(cmd, "--prune-calib", v, &SF_CALIB))
-            return -1;
-        opt->prune_calib = v;
-        return 1;
-    }
-    if (!bad && (v = passes_option_value(argc, argv, i, "--prune", &bad)))
-        return set_prune(opt, cmd, v);
-    return bad ? -1 : 0;
+    if (sf_check(v, &SF_CALIB, NULL, d))
+        return -1;
+    ((PassOptions *)o)->prune_calib = v;
+    return 0;
 }
+
+static int set_fuse(void *o, const char *v, IrDiag *d)
+{
+    (void)v, (void)d;
+    ((PassOptions *)o)->passes = "default";
+    return 0;
+}
+
+static int set_no_fuse(void *o, const char *v, IrDiag *d)
+{
+    (void)v, (void)d;
+    ((PassOptions *)o)->passes = "none";
+    return 0;
+}
+
+static int set_verify(void *o, const char *v, IrDiag *d)
+{
+    (void)v, (void)d;
+    ((PassOptions *)o)->verify_each = true;
+    return 0;
+}
+
+const IrOption passes_options[] = {
+    {"--passes", "LIST", set_passes, "passes to run, comma separated, in pipeline order: pass names,\n"
+                                     "'default', 'all' or 'none' (see docs/passes.md)"},
+    {"--fuse", NULL, set_fuse, "run the default pipeline (fusions); --no-fuse runs no pass"},
+    {"--no-fuse", NULL, set_no_fuse, NULL},
+    {"--dump-after", "P[,P][:json]", set_dump, "print the IR after pass P ('all': after each) on stderr"},
+    {"--prune", "SPEC", set_prune, "structured channel pruning: a ratio in [0,1) for every layer,\n"
+                                   "or a file of 'LAYER_NAME RATIO' lines ('*' = every other layer)"},
+    {"--prune-calib", "FILE", set_prune_calib, "raw float32 inputs for accuracy recovery: channels chosen by\n"
+                                               "the error they leave, readers refit by least squares\n"
+                                               "(docs/codesign.md); without it, L1 ranking and no refit"},
+    {"--verify-passes", NULL, set_verify, "check the IR after every pass"},
+    IR_OPTION_END,
+};
 
 int passes_options_given(const PassOptions *opt)
 {
     return opt->passes || opt->dump_after || opt->prune_ratio > 0 || opt->prune_spec || opt->verify_each;
-}
-
-void passes_usage(FILE *f)
-{
-    fprintf(f, "  --passes=LIST    passes to run, comma separated, in pipeline order: pass names,\n"
-               "                   'default', 'all' or 'none' (see docs/passes.md)\n"
-               "  --fuse           run the default pipeline (fusions); --no-fuse runs no pass\n"
-               "  --dump-after=P[,P][:json]  print the IR after pass P ('all': after each) on stderr\n"
-               "  --prune SPEC     structured channel pruning: a ratio in [0,1) for every layer,\n"
-               "                   or a file of 'LAYER_NAME RATIO' lines ('*' = every other layer)\n"
-               "  --prune-calib FILE  raw float32 inputs for accuracy recovery: channels chosen by\n"
-               "                   the error they leave, readers refit by least squares\n"
-               "                   (docs/codesign.md); without it, L1 ranking and no refit\n"
-               "  --verify-passes  check the IR after every pass\n");
 }

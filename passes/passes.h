@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "ir/ir.h"
+#include "ir/option.h"
 #include "ir/sidefile.h"
 
 typedef struct {
@@ -82,29 +83,17 @@ void passes_totals(const IrGraph *g, PassTotals *t);
 
 /* ----------------------------------------------- command-line options */
 
-/* Recognize the pass options at argv[*i] and store them in opt:
- *   --passes=LIST | --passes LIST   selection (see PassOptions.passes)
- *   --fuse                          the default pipeline (same as --passes=default)
- *   --no-fuse                       no pass at all (same as --passes=none)
- *   --dump-after=PASS[,PASS][:json] print the IR after those passes (stderr)
- *   --prune=SPEC | --prune SPEC     ratio in [0,1) or a per-layer spec file
- *   --verify-passes                 ir_verify after every pass
- * Returns 1 when the option was consumed (advancing *i past a separate
- * value), 0 when it is not a pass option, -1 when its value is bad (message
- * on stderr naming the command argv[0]). Value strings point into argv. */
-int passes_parse_option(PassOptions *opt, int argc, char **argv, int *i);
-/* "--name=value" or "--name value" at argv[*i]: the value (advancing *i past
- * a separate value), or NULL when argv[*i] is not --name; *bad is set (and a
- * message printed) when the value is missing. */
-const char *passes_option_value(int argc, char **argv, int *i, const char *name, int *bad);
-/* The file an option names opens, is a regular file and fits its kind's
- * cap (ir/sidefile.h); 0, or -1 with the message printed for `onnx2hls
- * CMD FLAG`. */
-int passes_check_file(const char *cmd, const char *flag, const char *path, const SfKind *k);
+/* The pass options, a table the CLI drives (ir/option.h; value strings
+ * point into argv):
+ *   --passes LIST          selection (see PassOptions.passes)
+ *   --fuse, --no-fuse      the default pipeline; no pass at all
+ *   --dump-after P[,P][:json]  print the IR after those passes (stderr)
+ *   --prune SPEC           ratio in [0,1) or a per-layer spec file
+ *   --prune-calib FILE     inputs for accuracy recovery
+ *   --verify-passes        ir_verify after every pass */
+extern const IrOption passes_options[];
 /* 1 when any pass option was given (a command may then print before/after). */
 int passes_options_given(const PassOptions *opt);
-/* Help text for the options above, for the commands' usage(). */
-void passes_usage(FILE *f);
 
 /* ------------------------------------------------------ prune groups */
 

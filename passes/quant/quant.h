@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "ir/ir.h"
+#include "ir/option.h"
 #include "runtime/o2h_rt_int.h"
 
 /* ------------------------------------------------------------ options */
@@ -58,11 +59,10 @@ bool pass_quant_active(const QuantOptions *o);
  * 0 ok, -1 unknown. */
 int pass_quant_parse_prec(const char *s, QuantPrec *p);
 const char *pass_quant_prec_name(QuantPrec p);
-/* --precision, --calib, --calib-method (minmax|percentile[:P]|mse),
- * --precision-spec, --calib-inputs N: as passes_parse_option (1 consumed,
- * 0 not ours, -1 bad value with a message naming argv[0]). */
-int pass_quant_parse_option(QuantOptions *o, int argc, char **argv, int *i);
-void pass_quant_usage(FILE *f);
+/* --precision, --precision-spec, --calib, --calib-method
+ * (minmax|percentile[:P]|mse), --calib-inputs N: a table the CLI drives
+ * (ir/option.h) over a QuantOptions. */
+extern const IrOption pass_quant_options[];
 
 /* ------------------------------------------- the contract's constants */
 

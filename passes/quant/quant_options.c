@@ -1,10 +1,11 @@
-/* quant_options.c - the command-line spellings of the quantization options
- * (--precision, --calib, --calib-method, --precision-spec, --calib-inputs).
+/* quant_options.c - the quantization options and their table (ir/option.h):
+ * --precision, --precision-spec, --calib, --calib-method, --calib-inputs.
  *
  * Why apart from passes/options.c: those options belong to the quantize
- * pass alone, and `compile` (and tests) reach them through one call,
- * pass_quant_parse_option, the same way they reach the other pass options. */
-#include "passes/passes.h"
+ * pass alone; the CLI drives this table the same way it drives the other
+ * pass options', and prints `compile --help` from it. Nothing here reads
+ * argv. */
+#include "ir/sidefile.h"
 #include "quant.h"
 
 #include <errno.h>
@@ -56,77 +57,75 @@ const char *pass_quant_prec_name(QuantPrec p)
     return "?";
 }
 
-static int set_method(QuantOptions *o, const char *cmd, const char *v)
+static int set_method(void *opts, const char *v, IrDiag *d)
 {
+    QuantOptions *o = opts;
     if (!strcmp(v, "minmax"))
-        return o->method = QUANT_CALIB_MINMAX, 1;
+        return o->method = QUANT_CALIB_MINMAX, 0;
     if (!strcmp(v, "mse"))
-        return o->method = QUANT_CALIB_MSE, 1;
+        return o->method = QUANT_CALIB_MSE, 0;
     if (!strncmp(v, "percentile", 10) && (!v[10] || v[10] == ':')) {
         o->method = QUANT_CALIB_PERCENTILE;
         if (!v[10])
-            return 1;
+            return 0;
         char *end;
         errno = 0;
         double p = strtod(v + 11, &end);
         if (!*end && !errno && p > 50 && p <= 100) {
             o->percentile = p;
-            return 1;
+            return 0;
         }
     }
-    fprintf(stderr, "onnx2hls %s: --calib-method '%s': expected minmax, percentile[:P] (50 < P <= 100) or mse\n",
-            cmd, v);
+    diag_error(d, NULL, NULL, NULL, "--calib-method '%s': expected minmax, percentile[:P] (50 < P <= 100) or mse", v);
     return -1;
 }
 
-int pass_quant_parse_option(QuantOptions *o, int argc, char **argv, int *i)
+static int set_spec(void *opts, const char *v, IrDiag *d)
 {
-    const char *cmd = argv[0], *v;
-    int bad = 0;
-    if ((v = passes_option_value(argc, argv, i, "--precision-spec", &bad))) {
-        if (passes_check_file(cmd, "--precision-spec", v, &SF_PRECISION_SPEC))
-            return -1;
-        o->spec = v;
-        return 1;
-    }
-    if (!bad && (v = passes_option_value(argc, argv, i, "--precision", &bad))) {
-        if (pass_quant_parse_prec(v, &o->prec)) {
-            fprintf(stderr, "onnx2hls %s: --precision '%s': expected float, int8, int16, dfxp8, dfxp12, "
-                            "dfxp14 or dfxp16\n", cmd, v);
-            return -1;
-        }
-        return 1;
-    }
-    if (!bad && (v = passes_option_value(argc, argv, i, "--calib-method", &bad)))
-        return set_method(o, cmd, v);
-    if (!bad && (v = passes_option_value(argc, argv, i, "--calib-inputs", &bad))) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (*end || n < 1 || n > 1000000) {
-            fprintf(stderr, "onnx2hls %s: --calib-inputs '%s': expected a count >= 1\n", cmd, v);
-            return -1;
-        }
-        o->max_calib = (int)n;
-        o->n_random = (int)n;
-        return 1;
-    }
-    if (!bad && (v = passes_option_value(argc, argv, i, "--calib", &bad))) {
-        if (passes_check_file(cmd, "--calib", v, &SF_CALIB))
-            return -1;
-        o->calib = v;
-        return 1;
-    }
-    return bad ? -1 : 0;
+    if (sf_check(v, &SF_PRECISION_SPEC, NULL, d))
+        return -1;
+    ((QuantOptions *)opts)->spec = v;
+    return 0;
 }
 
-void pass_quant_usage(FILE *f)
+static int set_prec(void *opts, const char *v, IrDiag *d)
 {
-    fprintf(f, "  --precision P    float (default), int8, int16, dfxp8, dfxp12, dfxp14, dfxp16:\n"
-               "                   integer layers and host C (docs/numerics.md)\n"
-               "  --precision-spec FILE  per-layer precision: lines 'LAYER_NAME PRECISION'\n"
-               "                   ('*' for every other layer; '#' comments)\n"
-               "  --calib FILE     raw float32 calibration inputs (N = file size / input size)\n"
-               "  --calib-method M minmax (default), percentile[:P] (P default 99.99) or mse\n"
-               "  --calib-inputs N use at most N calibration inputs (without --calib: N\n"
-               "                   pseudo-random inputs, default 8)\n");
+    if (pass_quant_parse_prec(v, &((QuantOptions *)opts)->prec) == 0)
+        return 0;
+    diag_error(d, NULL, NULL, NULL, "--precision '%s': expected float, int8, int16, dfxp8, dfxp12, dfxp14 or dfxp16", v);
+    return -1;
 }
+
+static int set_inputs(void *opts, const char *v, IrDiag *d)
+{
+    QuantOptions *o = opts;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < 1 || n > 1000000) {
+        diag_error(d, NULL, NULL, NULL, "--calib-inputs '%s': expected a count >= 1", v);
+        return -1;
+    }
+    o->max_calib = (int)n;
+    o->n_random = (int)n;
+    return 0;
+}
+
+static int set_calib(void *opts, const char *v, IrDiag *d)
+{
+    if (sf_check(v, &SF_CALIB, NULL, d))
+        return -1;
+    ((QuantOptions *)opts)->calib = v;
+    return 0;
+}
+
+const IrOption pass_quant_options[] = {
+    {"--precision", "P", set_prec, "float (default), int8, int16, dfxp8, dfxp12, dfxp14, dfxp16:\n"
+                                   "integer layers and host C (docs/numerics.md)"},
+    {"--precision-spec", "FILE", set_spec, "per-layer precision: lines 'LAYER_NAME PRECISION'\n"
+                                           "('*' for every other layer; '#' comments)"},
+    {"--calib", "FILE", set_calib, "raw float32 calibration inputs (N = file size / input size)"},
+    {"--calib-method", "M", set_method, "minmax (default), percentile[:P] (P default 99.99) or mse"},
+    {"--calib-inputs", "N", set_inputs, "use at most N calibration inputs (without --calib: N\n"
+                                        "pseudo-random inputs, default 8)"},
+    IR_OPTION_END,
+};

@@ -3,6 +3,7 @@
  * names the pass that broke the graph, the log, and the command-line
  * parsing shared by compile and inspect. */
 #include "check.h"
+#include "cli/cli.h"
 #include "passes/passes.h"
 #include "test_pass_eval.h"
 #include "test_util.h"
@@ -168,7 +169,7 @@ static void test_dump_and_log(void)
 
 static int parse(PassOptions *o, int argc, char **argv, int *consumed)
 {
-    int i = 1, r = passes_parse_option(o, argc, argv, &i);
+    int i = 1, r = cli_option(passes_options, o, argc, argv, &i);
     *consumed = i;
     return r;
 }
@@ -228,7 +229,7 @@ static void test_cli(void)
     char *a15[] = {"compile", "-o"};
     CHECK_EQ_INT(parse(&o, 2, a15, &i), 0);
     FILE *h = tmpfile();
-    passes_usage(h);
+    cli_options_help(h, passes_options);
     char *u = test_read_stream(h, NULL);
     CHECK(strstr(u, "--passes") && strstr(u, "--prune") && strstr(u, "--dump-after"));
     free(u);
