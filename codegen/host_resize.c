@@ -23,7 +23,7 @@ int cg_host_resize(CgHost *h, int l)
     int r = X->rank;
     float scale[IR_MAX_RANK];
     for (int i = 0; i < r; i++)
-        scale[i] = a->scale[i] > 0 ? a->scale[i] : X->dims[i] ? (float)Y->dims[i] / (float)X->dims[i] : 1.0f;
+        scale[i] = ir_resize_scale(h->g, L, i);
     const char *id = layer_id(h, l);
     cg_emit(h, h->decl, "static const O2hResize %s = {%d, %s, %s, {", id, r, cg_i64_list(h, X->dims, r),
             cg_i64_list(h, Y->dims, r));

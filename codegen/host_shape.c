@@ -39,18 +39,9 @@ static int emit_transpose(CgHost *h, int l)
         return x < 0 ? (cg_host_reject(h, l, "missing input"), -1) : -1;
     const IrTensor *X = TT(h, x);
     int r = X->rank, perm[IR_MAX_RANK];
-    const IrAxesAttr *a = &L->attr.axes;
-    bool seen[IR_MAX_RANK] = {false};
-    for (int i = 0; i < r; i++) {
-        int p = a->n == 0 ? r - 1 - i : norm_axis(a->perm[i], r);
-        if (a->n != 0 && a->n != r)
-            p = -1;
-        if (p < 0 || p >= r || seen[p]) {
-            cg_host_reject(h, l, "perm is not a permutation of %d axes", r);
-            return -1;
-        }
-        seen[p] = true;
-        perm[i] = p;
+    if (ir_transpose_perm(h->g, L, perm)) {
+        cg_host_reject(h, l, "perm is not a permutation of %d axes", r);
+        return -1;
     }
     if (r == 0) {
         cg_emit(h, h->run, "    memcpy(%s, %s, %zu);\n", cg_ptr(h, y), cg_ptr(h, x), ir_tensor_nbytes(X));
@@ -148,32 +139,12 @@ static int emit_slice(CgHost *h, int l)
     if (x < 0 || cg_same_dtype(h, l, x, y) || cg_check_post_shapes(h, l, y))
         return x < 0 ? (cg_host_reject(h, l, "missing input"), -1) : -1;
     const IrTensor *X = TT(h, x), *Y = TT(h, y);
-    const IrSliceAttr *a = &L->attr.slice;
     int r = X->rank;
     int64_t starts[IR_MAX_RANK], steps[IR_MAX_RANK];
-    for (int i = 0; i < r; i++)
-        starts[i] = 0, steps[i] = 1;
-    for (int i = 0; i < a->n; i++) {
-        int ax = norm_axis(a->axes[i], r);
-        int64_t dim = ax >= 0 && ax < r ? X->dims[ax] : 0, st = a->steps[i] ? a->steps[i] : 1;
-        if (ax < 0 || ax >= r || Y->rank != r) {
-            cg_host_reject(h, l, "slice axis %lld out of range", (long long)a->axes[i]);
-            return -1;
-        }
-        int64_t s = a->starts[i];
-        if (s < 0)
-            s += dim;
-        int64_t hi = st > 0 ? dim : dim - 1;
-        s = s < 0 ? 0 : s > hi ? hi : s;
-        starts[ax] = s;
-        steps[ax] = st;
+    if (ir_slice_bounds(h->g, L, starts, steps)) {
+        cg_host_reject(h, l, "slice axes or output shape do not match the input");
+        return -1;
     }
-    for (int i = 0; i < r; i++)
-        if (Y->dims[i] > 0 && (starts[i] + (Y->dims[i] - 1) * steps[i] < 0 ||
-                               starts[i] + (Y->dims[i] - 1) * steps[i] >= X->dims[i])) {
-            cg_host_reject(h, l, "output shape does not match the slice bounds");
-            return -1;
-        }
     if (r == 0) {
         cg_host_reject(h, l, "slice of a scalar");
         return -1;

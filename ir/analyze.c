@@ -117,6 +117,62 @@ bool ir_reduce_is_spatial_mean(const IrGraph *g, const IrLayer *L)
     return true;
 }
 
+static int norm_axis(int64_t a, int rank)
+{
+    return (int)(a < 0 ? a + rank : a);
+}
+
+int ir_slice_bounds(const IrGraph *g, const IrLayer *L, int64_t *starts, int64_t *steps)
+{
+    const IrTensor *X = &g->tensors[L->in[0]], *Y = &g->tensors[L->out[0]];
+    const IrSliceAttr *a = &L->attr.slice;
+    int r = X->rank;
+    if (Y->rank != r)
+        return -1;
+    for (int i = 0; i < r; i++)
+        starts[i] = 0, steps[i] = 1;
+    for (int i = 0; i < a->n; i++) {
+        int ax = norm_axis(a->axes[i], r);
+        if (ax < 0 || ax >= r)
+            return -1;
+        int64_t dim = X->dims[ax], st = a->steps[i] ? a->steps[i] : 1, s = a->starts[i];
+        int64_t hi = st > 0 ? dim : dim - 1;
+        s = s < 0 ? s + dim : s;
+        starts[ax] = s < 0 ? 0 : s > hi ? hi : s;
+        steps[ax] = st;
+    }
+    for (int i = 0; i < r; i++) {
+        int64_t last = starts[i] + (Y->dims[i] - 1) * steps[i];
+        if (Y->dims[i] > 0 && (last < 0 || last >= X->dims[i]))
+            return -1;
+    }
+    return 0;
+}
+
+int ir_transpose_perm(const IrGraph *g, const IrLayer *L, int *perm)
+{
+    int r = g->tensors[L->in[0]].rank;
+    const IrAxesAttr *a = &L->attr.axes;
+    bool seen[IR_MAX_RANK] = {false};
+    if (a->n != 0 && a->n != r)
+        return -1;
+    for (int i = 0; i < r; i++) {
+        int p = a->n == 0 ? r - 1 - i : norm_axis(a->perm[i], r);
+        if (p < 0 || p >= r || seen[p])
+            return -1;
+        seen[p] = true;
+        perm[i] = p;
+    }
+    return 0;
+}
+
+float ir_resize_scale(const IrGraph *g, const IrLayer *L, int i)
+{
+    const IrTensor *X = &g->tensors[L->in[0]], *Y = &g->tensors[L->out[0]];
+    float s = L->attr.resize.scale[i];
+    return s > 0 ? s : X->dims[i] ? (float)Y->dims[i] / (float)X->dims[i] : 1.0f;
+}
+
 const char *ir_layer_kind_name(const IrGraph *g, int layer)
 {
     const IrLayer *L = &g->layers[layer];

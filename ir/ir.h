@@ -392,6 +392,15 @@ void ir_layer_stats(const IrGraph *g, int layer, IrLayerStats *st);
 /* A ReduceMean over every axis after the channel axis: a global average
  * pool (what the quantize pass and the planner run as one). */
 bool ir_reduce_is_spatial_mean(const IrGraph *g, const IrLayer *L);
+/* Slice: start (clamped as ONNX clamps it) and step of every input axis;
+ * -1 when an axis is out of range or the output shape does not fit. */
+int ir_slice_bounds(const IrGraph *g, const IrLayer *L, int64_t *starts, int64_t *steps);
+/* Transpose: the permutation (no perm attribute: the axes reversed); -1
+ * when the attribute is not a permutation of the input's axes. */
+int ir_transpose_perm(const IrGraph *g, const IrLayer *L, int *perm);
+/* Resize / Upsample: the output-to-input scale of axis i (the recorded
+ * one, else output size / input size). */
+float ir_resize_scale(const IrGraph *g, const IrLayer *L, int i);
 /* "conv", "dwconv", "pwconv", "gconv", "fc", "pool", "eltwise", ... for tables */
 const char *ir_layer_kind_name(const IrGraph *g, int layer);
 

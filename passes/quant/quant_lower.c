@@ -78,7 +78,8 @@ int quant_conv_desc(const IrGraph *g, int l, O2hConv2d *p, IrDiag *d)
     for (int i = 0; i < 18; i++)
         if (!fits_int(v[i]))
             return quant_error(d, g, l, "convolution dimensions out of range");
-    if (W->dims[0] != v[4] || W->dims[1] * gr != v[1] || v[1] % gr || v[4] % gr)
+    bool tr = L->op == IR_OP_CONV_TRANSPOSE;   /* weights [C][F/group] instead of [F][C/group] */
+    if (W->dims[0] != v[tr ? 1 : 4] || W->dims[1] * gr != v[tr ? 4 : 1] || v[1] % gr || v[4] % gr)
         return quant_error(d, g, l, "weight '%s' does not match the channels and group %lld", W->name,
                            (long long)gr);
     *p = (O2hConv2d){(int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], (int)v[5], (int)v[6],

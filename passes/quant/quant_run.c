@@ -64,9 +64,12 @@ static int in_at(const IrLayer *L, int i)
 
 static bool all_float(Eval *e, const IrLayer *L)
 {
-    for (int i = 0; i < L->n_in; i++)
-        if (L->in[i] >= 0 && e->g->tensors[L->in[i]].dtype != IR_DT_FLOAT)
+    for (int i = 0; i < L->n_in; i++) {
+        const IrTensor *T = L->in[i] >= 0 ? &e->g->tensors[L->in[i]] : NULL;
+        bool indices = L->op == IR_OP_GATHER && i == 1 && T && T->kind == IR_T_CONST;
+        if (T && T->dtype != IR_DT_FLOAT && !indices)
             return false;
+    }
     return L->out[0] >= 0 && e->g->tensors[L->out[0]].dtype == IR_DT_FLOAT;
 }
 
@@ -207,12 +210,36 @@ static const O2hBinOp binary_kernels[IR_OP_COUNT] = {
 #undef OP
 };
 
+/* Sum/Mean/Max/Min of n operands as the host computes them: x0 broadcast
+ * to y, then y = y op xi, Mean scaled by 1/n at the end. */
+static int f_variadic(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const O2hEpilogue none = {O2H_ACT_NONE, 0, 0, NULL, 0, NULL};
+    O2hBroadcast bc;
+    quant_broadcast(e->g, L->in[0], -1, L->out[0], &bc);
+    o2h_expand(4, &bc, in_buf(e, L->in[0]), y);
+    for (int i = 1; i < L->n_in; i++) {
+        quant_broadcast(e->g, L->out[0], L->in[i], L->out[0], &bc);
+        o2h_binary_f32(binary_kernels[L->op], &bc, y, in_buf(e, L->in[i]), &none, y);
+    }
+    if (L->op == IR_OP_MEAN && L->n_in > 1) {
+        const float inv = 1.0f / (float)L->n_in;
+        quant_broadcast(e->g, L->out[0], -1, L->out[0], &bc);
+        o2h_binary_f32(O2H_BIN_MUL, &bc, y, &inv, &none, y);
+    }
+    post(e, L, y);
+    return 0;
+}
+
 static int f_binary(Eval *e, int l, float *y)
 {
     const IrLayer *L = &e->g->layers[l];
+    for (int i = 0; i < L->n_in; i++)
+        if (L->in[i] < 0)
+            return quant_error(e->d, e->g, l, "missing operand %d", i);
     if (L->n_in != 2 || L->op == IR_OP_MEAN)
-        return quant_error(e->d, e->g, l, "%s with %d inputs is not supported by the evaluator",
-                           ir_op_name(L->op), L->n_in);
+        return f_variadic(e, l, y);
     O2hBroadcast bc;
     quant_broadcast(e->g, L->in[0], L->in[1], L->out[0], &bc);
     O2hEpilogue ep = epilogue(e, L);
@@ -239,31 +266,153 @@ static int f_unary(Eval *e, int l, float *y)
 }
 
 /* Concat, Transpose and the views; the other layout ops are not evaluated */
-static int f_shape(Eval *e, int l, float *y)
+/* ------------------------------------------------------- layout ops */
+
+static int f_concat(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *Y = &e->g->tensors[L->out[0]];
+    int axis = (int)(L->attr.axis.axis < 0 ? L->attr.axis.axis + Y->rank : L->attr.axis.axis);
+    const void *xs[IR_MAX_IO];
+    int64_t dims[IR_MAX_IO], outer, inner;
+    for (int i = 0; i < L->n_in; i++) {
+        xs[i] = in_buf(e, L->in[i]);
+        dims[i] = e->g->tensors[L->in[i]].dims[axis];
+    }
+    quant_axis_split(Y, axis, &outer, &inner);
+    o2h_concat(4, L->n_in, xs, dims, outer, inner, y);
+    return 0;
+}
+
+/* Split: outputs after the first get their buffers here */
+static int f_split(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *X = &e->g->tensors[L->in[0]];
+    int axis = (int)(L->attr.axis.axis < 0 ? L->attr.axis.axis + X->rank : L->attr.axis.axis);
+    void *ys[IR_MAX_IO] = {y};
+    int64_t dims[IR_MAX_IO], outer, inner;
+    for (int i = 0; i < L->n_out; i++) {
+        if (i > 0 && !(ys[i] = out_buf(e, L->out[i])))
+            return quant_error(e->d, e->g, l, "out of memory");
+        dims[i] = e->g->tensors[L->out[i]].dims[axis];
+    }
+    quant_axis_split(X, axis, &outer, &inner);
+    o2h_split(4, L->n_out, ys, dims, outer, inner, in_buf(e, L->in[0]));
+    return 0;
+}
+
+static int f_transpose(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *X = &e->g->tensors[L->in[0]];
+    int perm[IR_MAX_RANK];
+    if (ir_transpose_perm(e->g, L, perm))
+        return quant_error(e->d, e->g, l, "perm is not a permutation of %d axes", X->rank);
+    o2h_transpose(4, X->rank, X->dims, perm, in_buf(e, L->in[0]), y);
+    return 0;
+}
+
+static int f_slice(Eval *e, int l, float *y)
 {
     const IrLayer *L = &e->g->layers[l];
     const IrTensor *X = &e->g->tensors[L->in[0]], *Y = &e->g->tensors[L->out[0]];
-    const void *x = in_buf(e, L->in[0]);
-    if (L->op == IR_OP_CONCAT) {
-        int axis = (int)(L->attr.axis.axis < 0 ? L->attr.axis.axis + Y->rank : L->attr.axis.axis);
-        const void *xs[IR_MAX_IO];
-        int64_t dims[IR_MAX_IO], outer, inner;
-        for (int i = 0; i < L->n_in; i++) {
-            xs[i] = in_buf(e, L->in[i]);
-            dims[i] = e->g->tensors[L->in[i]].dims[axis];
+    int64_t starts[IR_MAX_RANK], steps[IR_MAX_RANK];
+    if (X->rank == 0 || ir_slice_bounds(e->g, L, starts, steps))
+        return quant_error(e->d, e->g, l, "slice axes or output shape do not match the input");
+    o2h_slice(4, X->rank, X->dims, Y->dims, starts, steps, in_buf(e, L->in[0]), y);
+    return 0;
+}
+
+static int f_pad(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *X = &e->g->tensors[L->in[0]], *Y = &e->g->tensors[L->out[0]];
+    const IrPadAttr *a = &L->attr.pad;
+    o2h_pad_f32((int)a->mode, a->value, X->rank, X->dims, a->begin, Y->dims, in_buf(e, L->in[0]), y);
+    return 0;
+}
+
+/* Gather with constant indices (negative ones count from the end) */
+static int f_gather(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *X = &e->g->tensors[L->in[0]], *I = &e->g->tensors[L->in[1]];
+    int axis = (int)(L->attr.axis.axis < 0 ? L->attr.axis.axis + X->rank : L->attr.axis.axis);
+    if (I->kind != IR_T_CONST || (I->dtype != IR_DT_INT64 && I->dtype != IR_DT_INT32))
+        return quant_error(e->d, e->g, l, "Gather needs constant int32/int64 indices in the evaluator");
+    int64_t n = ir_tensor_numel(I), dim = X->dims[axis], outer, inner;
+    int64_t *idx = malloc((size_t)(n > 0 ? n : 1) * sizeof *idx);
+    if (!idx)
+        return quant_error(e->d, e->g, l, "out of memory");
+    const void *src = ir_tensor_data(e->g, L->in[1]);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = I->dtype == IR_DT_INT64 ? ((const int64_t *)src)[i] : ((const int32_t *)src)[i];
+        idx[i] = v < 0 ? v + dim : v;
+        if (idx[i] < 0 || idx[i] >= dim) {
+            free(idx);
+            return quant_error(e->d, e->g, l, "index %lld out of range [0, %lld)", (long long)v, (long long)dim);
         }
-        quant_axis_split(Y, axis, &outer, &inner);
-        o2h_concat(4, L->n_in, xs, dims, outer, inner, y);
-    } else if (L->op == IR_OP_TRANSPOSE) {
-        int perm[IR_MAX_RANK];
-        for (int i = 0; i < X->rank; i++)
-            perm[i] = (int)L->attr.axes.perm[i];
-        o2h_transpose(4, X->rank, X->dims, perm, x, y);
-    } else if (ir_op_flags(L->op) & IR_F_NO_DATA) {
-        memcpy(y, x, ir_tensor_nbytes(Y));
-    } else {
-        return quant_error(e->d, e->g, l, "%s is not supported by the calibration evaluator", ir_op_name(L->op));
     }
+    quant_axis_split(X, axis, &outer, &inner);
+    o2h_gather(4, outer, dim, inner, idx, n, in_buf(e, L->in[0]), y);
+    free(idx);
+    return 0;
+}
+
+static int f_expand(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    O2hBroadcast bc;
+    quant_broadcast(e->g, L->in[0], -1, L->out[0], &bc);
+    o2h_expand(4, &bc, in_buf(e, L->in[0]), y);
+    return 0;
+}
+
+/* views and float-to-float casts: a copy */
+static int f_copy(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    memcpy(y, in_buf(e, L->in[0]), ir_tensor_nbytes(&e->g->tensors[L->out[0]]));
+    return 0;
+}
+
+typedef int (*FloatFn)(Eval *e, int l, float *y);
+static const FloatFn shape_fns[IR_OP_COUNT] = {
+    [IR_OP_FLATTEN] = f_copy, [IR_OP_RESHAPE] = f_copy, [IR_OP_SQUEEZE] = f_copy,
+    [IR_OP_UNSQUEEZE] = f_copy, [IR_OP_IDENTITY] = f_copy, [IR_OP_DROPOUT] = f_copy,
+    [IR_OP_CAST] = f_copy, [IR_OP_TRANSPOSE] = f_transpose, [IR_OP_CONCAT] = f_concat,
+    [IR_OP_SPLIT] = f_split, [IR_OP_SLICE] = f_slice, [IR_OP_PAD] = f_pad,
+    [IR_OP_GATHER] = f_gather, [IR_OP_EXPAND] = f_expand,
+};
+
+/* the family's ops that move data (Shape, Constant, ConstantOfShape and
+ * Range are folded at compile time) */
+static int f_shape(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    if (!shape_fns[L->op])
+        return quant_error(e->d, e->g, l, "%s is not supported by the calibration evaluator", ir_op_name(L->op));
+    if (shape_fns[L->op](e, l, y))
+        return -1;
+    post(e, L, y);
+    return 0;
+}
+
+static int f_resize(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    const IrTensor *X = &e->g->tensors[L->in[0]], *Y = &e->g->tensors[L->out[0]];
+    const IrResizeAttr *a = &L->attr.resize;
+    if (X->rank != Y->rank || X->rank < 1 || X->rank > O2H_MAX_RANK)
+        return quant_error(e->d, e->g, l, "output rank differs from the input");
+    O2hResize p = {X->rank, {0}, {0}, {0}, (int)a->mode, (int)a->coord, (int)a->nearest, a->cubic_a};
+    for (int i = 0; i < X->rank; i++) {
+        p.in_dims[i] = X->dims[i];
+        p.out_dims[i] = Y->dims[i];
+        p.scale[i] = ir_resize_scale(e->g, L, i);
+    }
+    o2h_resize_f32(&p, in_buf(e, L->in[0]), y);
     post(e, L, y);
     return 0;
 }
@@ -315,12 +464,20 @@ static int f_reduce(Eval *e, int l, float *y)
     return 0;
 }
 
+static int f_conv_transpose(Eval *e, int l, float *y)
+{
+    const IrLayer *L = &e->g->layers[l];
+    O2hConv2d p;
+    if (quant_conv_desc(e->g, l, &p, e->d))
+        return -1;
+    o2h_conv_transpose2d_f32(&p, in_buf(e, L->in[0]), in_buf(e, L->in[1]), in_buf(e, in_at(L, 2)), y);
+    post(e, L, y);
+    return 0;
+}
+
 static int f_conv_family(Eval *e, int l, float *y)
 {
-    if (e->g->layers[l].op != IR_OP_CONV)
-        return quant_error(e->d, e->g, l, "%s is not supported by the calibration evaluator",
-                           ir_op_name(e->g->layers[l].op));
-    return f_conv(e, l, y);
+    return e->g->layers[l].op == IR_OP_CONV_TRANSPOSE ? f_conv_transpose(e, l, y) : f_conv(e, l, y);
 }
 
 static int f_gemm_family(Eval *e, int l, float *y)
@@ -337,7 +494,6 @@ static int f_none(Eval *e, int l, float *y)
 
 /* The evaluator of each op family, expanded from the family column of
  * ir/ops.def: a new family must say here how (or that it cannot) run. */
-typedef int (*FloatFn)(Eval *e, int l, float *y);
 #define EVAL_conv f_conv_family
 #define EVAL_norm f_norm
 #define EVAL_unary f_unary
@@ -346,7 +502,7 @@ typedef int (*FloatFn)(Eval *e, int l, float *y);
 #define EVAL_reduce f_reduce
 #define EVAL_gemm f_gemm_family
 #define EVAL_shape f_shape
-#define EVAL_resize f_none
+#define EVAL_resize f_resize
 #define EVAL_softmax f_softmax
 #define EVAL_quant f_none
 static const FloatFn float_fns[IR_OP_COUNT] = {
@@ -495,7 +651,9 @@ static int run_all(Eval *e, const float *const *inputs, float *const *outputs)
         int rc = pass_quant_is_int_layer(g, l) && !e->force_float ? run_int(e, l) : run_float(e, l);
         if (rc)
             return -1;
-        observe(e, L->out[0]);
+        for (int o = 0; o < L->n_out; o++)
+            if (L->out[o] >= 0 && e->val[L->out[o]])
+                observe(e, L->out[o]);
         if (L->out[0] == e->want && e->codes)
             memcpy(e->codes, e->val[L->out[0]], ir_tensor_nbytes(&g->tensors[L->out[0]]));
     }

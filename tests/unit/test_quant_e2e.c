@@ -9,7 +9,13 @@
  *   3. the generated host C (built with the target's vector paths) gives
  *      the evaluator's output bit for bit (skipped without a C compiler).
  * dfxp16 and int16 are checked the same way on one model (bound 0.01 of the
- * output range; 16-bit words are far finer than 8-bit ones). */
+ * output range; 16-bit words are far finer than 8-bit ones).
+ * A built model with the layout and resampling ops of ShuffleNetV2 and of
+ * text detectors (Split, channel shuffle, Slice, Pad, Resize,
+ * ConvTranspose, Sum of three, Gather) checks that calibration runs them
+ * (the evaluator's float layers), that the int8 program keeps them float
+ * between Q/DQ, and that host C equals the evaluator in float (within
+ * rounding) and in int8 (bit for bit). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +28,7 @@
 #include "passes/quant/qdq_export.h"
 #include "passes/quant/quant.h"
 #include "test_util.h"
+#include "unit/test_frontend_build.h"
 
 #define SAMPLES SOURCE_DIR "/samples/"
 
@@ -158,8 +165,134 @@ static void check_sample(const char *name, const char *prec, double bound_lsb, d
     free(x), free(yr), free(y), free(y2), free(yh);
 }
 
+/* ------------------------------------------------ layout and resampling */
+
+static void weights(Mb *b, const char *name, int rank, const int64_t *dims, uint32_t *seed, float amp)
+{
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= dims[i];
+    float *v = malloc((size_t)n * 4);
+    for (int64_t i = 0; i < n; i++) {
+        *seed = *seed * 1664525u + 1013904223u;
+        v[i] = amp * ((float)(*seed >> 8) / 8388608.0f - 1.0f);
+    }
+    mb_init_f(b, name, rank, dims, v);
+    free(v);
+}
+
+static void conv(Mb *b, const char *name, const char *ins, const char *out, int64_t pad, int64_t stride,
+                 int64_t group)
+{
+    Onnx__NodeProto *n = mb_node(b, "Conv", name, ins, out);
+    mb_attr_ints(b, n, "pads", 4, D(pad, pad, pad, pad));
+    mb_attr_ints(b, n, "strides", 2, D(stride, stride));
+    mb_attr_i(b, n, "group", group);
+}
+
+/* x [1,3,16,16] -> conv, Split into two halves, one through 1x1 and
+ * depthwise convs, Concat, channel shuffle (Reshape, Transpose, Reshape),
+ * Slice 6 channels, Pad, stride-2 conv; Resize x2 and ConvTranspose x2 of
+ * it summed with the Concat, Gather of 4 channels, 1x1 conv, Sigmoid. */
+static Mb *layout_model(void)
+{
+    Mb *b = mb_new(13);
+    uint32_t seed = 5;
+    mb_input(b, "x", 1, 4, D(1, 3, 16, 16));
+    weights(b, "w1", 4, D(8, 3, 3, 3), &seed, 0.4f), weights(b, "b1", 1, D(8), &seed, 0.1f);
+    weights(b, "w2", 4, D(4, 4, 1, 1), &seed, 0.5f), weights(b, "b2", 1, D(4), &seed, 0.1f);
+    weights(b, "w3", 4, D(4, 1, 3, 3), &seed, 0.4f), weights(b, "b3", 1, D(4), &seed, 0.1f);
+    weights(b, "w4", 4, D(8, 6, 3, 3), &seed, 0.2f), weights(b, "b4", 1, D(8), &seed, 0.1f);
+    weights(b, "w5", 4, D(8, 8, 2, 2), &seed, 0.3f), weights(b, "b5", 1, D(8), &seed, 0.1f);
+    weights(b, "w6", 4, D(1, 4, 1, 1), &seed, 0.5f), weights(b, "b6", 1, D(1), &seed, 0.1f);
+    mb_init_i64(b, "halves", 2, D(4, 4));
+    mb_init_i64(b, "grouped", 5, D(1, 2, 4, 16, 16));
+    mb_init_i64(b, "flat", 4, D(1, 8, 16, 16));
+    mb_init_i64(b, "s0", 1, D(0)), mb_init_i64(b, "s1", 1, D(6)), mb_init_i64(b, "ax", 1, D(1));
+    mb_init_i64(b, "pads", 8, D(0, 0, 1, 1, 0, 0, 1, 1));
+    mb_init_i64(b, "pick", 4, D(0, 2, 4, 6));
+    mb_init_f(b, "scales", 1, D(4), (const float[]){1, 1, 2, 2});
+    conv(b, "conv1", "x,w1,b1", "c1", 1, 1, 1);
+    mb_node(b, "Relu", "relu1", "c1", "r1");
+    mb_attr_i(b, mb_node(b, "Split", "split", "r1,halves", "ha,hb"), "axis", 1);
+    conv(b, "pw", "hb,w2,b2", "p", 0, 1, 1);
+    mb_node(b, "Relu", "relu2", "p", "pr");
+    conv(b, "dw", "pr,w3,b3", "d", 1, 1, 4);
+    mb_attr_i(b, mb_node(b, "Concat", "cat", "ha,d", "cat"), "axis", 1);
+    mb_node(b, "Reshape", "grp", "cat,grouped", "g5");
+    mb_attr_ints(b, mb_node(b, "Transpose", "shuffle", "g5", "t5"), "perm", 5, D(0, 2, 1, 3, 4));
+    mb_node(b, "Reshape", "ungrp", "t5,flat", "sh");
+    mb_node(b, "Slice", "slice", "sh,s0,s1,ax", "sl");
+    mb_node(b, "Pad", "pad", "sl,pads", "pd");
+    conv(b, "down", "pd,w4,b4", "c2", 0, 2, 1);
+    mb_node(b, "Relu", "relu3", "c2", "r2");
+    mb_node(b, "Resize", "up", "r2,,scales", "up");
+    mb_attr_ints(b, mb_node(b, "ConvTranspose", "deconv", "r2,w5,b5", "ct"), "strides", 2, D(2, 2));
+    mb_node(b, "Sum", "sum", "up,ct,cat", "sum");
+    mb_attr_i(b, mb_node(b, "Gather", "pick", "sum,pick", "gt"), "axis", 1);
+    conv(b, "head", "gt,w6,b6", "c3", 0, 1, 1);
+    mb_node(b, "Sigmoid", "prob", "c3", "y");
+    mb_output(b, "y", 1, 4, D(1, 1, 16, 16));
+    return b;
+}
+
+static void test_layout_ops(void)
+{
+    Mb *b = layout_model();
+    const char *model = mb_write(b);
+    char in[512];
+    snprintf(in, sizeof in, "%s/test_quant_e2e_layout.in.f32", BINARY_DIR);
+    enum { NX = 3 * 16 * 16, NY = 16 * 16 };
+    float x[NX], yf[NY], yq[NY], yh[NY];
+    uint32_t seed = 77;
+    for (int i = 0; i < NX; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+    }
+    write_bytes(in, x, sizeof x);
+    IrDiag d;
+    diag_init(&d);
+    IrGraph *gf = lower(model, NULL, NULL, &d), *gq = lower(model, "int8", in, &d);
+    CHECK_MSG(gf && gq, "layout model: load or int8 calibration failed");
+    const float *ins = x;
+    float *of = yf, *oq = yq;
+    if (gf && gq && pass_quant_eval(gf, &ins, &of, NULL, NULL, &d) == 0 &&
+        pass_quant_eval(gq, &ins, &oq, NULL, NULL, &d) == 0) {
+        int n_float = 0;
+        for (int l = 0; l < gq->n_layers; l++)
+            n_float += gq->layers[l].prec == IR_PREC_FLOAT && gq->layers[l].op != IR_OP_QUANTIZE_LINEAR &&
+                       gq->layers[l].op != IR_OP_DEQUANTIZE_LINEAR;
+        double err = 0, s = output_scale(gq);
+        for (int i = 0; i < NY; i++)
+            err = fabs(yq[i] - yf[i]) > err ? fabs(yq[i] - yf[i]) : err;
+        printf("layout model: %d float layers in the int8 program, max |q - float| = %.2f output LSB\n", n_float,
+               s > 0 ? err / s : -1);
+        CHECK_MSG(n_float >= 6, "layout model: only %d float layers between Q/DQ", n_float);
+        CHECK_MSG(s > 0 && err <= 4 * s, "layout model: int8 %.2f LSB from float", s > 0 ? err / s : -1);
+        if (have_cc()) {
+            CHECK_MSG(run_host(gf, "layout_float", in, yh, NY) == 0, "layout model: float host program failed");
+            double e = 0, m = 0;
+            for (int i = 0; i < NY; i++)
+                e = fmax(e, fabs(yh[i] - yf[i])), m = fmax(m, fabs(yf[i]));
+            CHECK_MSG(e <= 1e-5 * m, "layout model: float host C differs from the evaluator by %g", e / m);
+            CHECK_MSG(run_host(gq, "layout_int8", in, yh, NY) == 0, "layout model: int8 host program failed");
+            CHECK_MSG(!memcmp(yh, yq, sizeof yq), "layout model: int8 host C output differs from the evaluator");
+        }
+    } else {
+        CHECK_MSG(0, "layout model: evaluation failed");
+    }
+    diag_print(&d, stderr);
+    diag_free(&d);
+    ir_graph_free(gf);
+    ir_graph_free(gq);
+    remove(in);
+    remove(model);
+    mb_free(b);
+}
+
 int main(void)
 {
+    test_layout_ops();
     check_sample("mobilenet_tiny", "int8", 4, 0);
     check_sample("mobilenet_tiny_bn", "int8", 4, 0);
     check_sample("resnet_tiny", "int8", 4, 0);
