@@ -41,6 +41,13 @@ int hc_load(char **why)
     static int state;            /* 0 not tried, 1 loaded, -1 failed */
     static char missing[128];
     if (state == 0) {
+        /* libclang runs each parse on a thread of its own (for an 8 MiB
+         * stack) unless told not to: a thread, its stack mapped and
+         * unmapped, per parse, and a model parses its engines ~100 times.
+         * Our callers give it that stack themselves (cg_hls_write_engines),
+         * so parses run on the calling thread. Set before any thread of
+         * ours starts; a value from the user's environment is kept. */
+        setenv("LIBCLANG_NOTHREADS", "1", 0);
         void *h = open_libclang();
         state = h ? 1 : -1;
 #define HC_SYM(f)                                                        \

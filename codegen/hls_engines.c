@@ -145,8 +145,12 @@ int cg_hls_write_engines(CgAccel *a, const CgHlsOptions *o, const char *dir)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int n = (int)(cores < 1 ? 1 : cores > 8 ? 8 : cores), started = 0;
     pthread_t th[8];
+    pthread_attr_t attr;       /* libclang parses on these threads: its usual 8 MiB stack */
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, (size_t)8 << 20);
     for (int t = 0; t < n; t++)
-        started += pthread_create(&th[started], NULL, worker, &w) == 0;
+        started += pthread_create(&th[started], &attr, worker, &w) == 0;
+    pthread_attr_destroy(&attr);
     if (started == 0)
         worker(&w);
     for (int t = 0; t < started; t++)
