@@ -96,14 +96,6 @@ static int write_instance(CgAccel *a, CgInst *in, const char *tdir, const char *
     return rc;
 }
 
-static void diag_append(IrDiag *to, const IrDiag *from)
-{
-    for (int i = 0; i < from->n; i++) {
-        const DiagEntry *e = &from->v[i];
-        diag_add(to, e->level, e->file, e->node, e->op, "%s", e->msg);
-    }
-}
-
 typedef struct {
     CgAccel *a;
     const char *tdir, *dir;
@@ -156,7 +148,7 @@ int cg_hls_write_engines(CgAccel *a, const CgHlsOptions *o, const char *dir)
     for (int t = 0; t < started; t++)
         pthread_join(th[t], NULL);
     for (int i = 0; i < a->n_inst; i++) {
-        diag_append(a->diag, &w.diags[i]);
+        diag_merge(a->diag, &w.diags[i]);
         diag_free(&w.diags[i]);
     }
     free(w.diags);

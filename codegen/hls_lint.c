@@ -4,10 +4,12 @@
 #include "hls_lint_int.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ir/escape.h"
 #include "ir/sidefile.h"
@@ -327,26 +329,83 @@ static int collect(const char *path, StrList *files, StrList *incs, char **cfg_t
 
 /* --------------------------------------------------------------- run */
 
+/* One file's parse, made on a worker thread (parsing is most of the
+ * lint's time, and files parse independently); the rules then walk the
+ * parses one by one in file order on the calling thread, so the findings
+ * and the design's tables are built as by a sequential run. */
+typedef struct {
+    const char *path;
+    CXTranslationUnit tu;
+    char *why;                   /* no translation unit, or its errors */
+    IrDiag d;                    /* the file could not be read */
+    bool done;
+} LintParse;
+
+typedef struct {
+    LintParse *p;
+    int n, next, walked;         /* next to parse; parses the walk has finished */
+    const HcArgv *a;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+} LintPool;
+
+#define LINT_AHEAD 8             /* parses kept ahead of the walk, at most */
+
 /* The file is read here, bounded (ir/sidefile.h: a regular file, at most
  * 16 MiB, no NUL byte), and handed to libclang as its contents. */
-static int lint_one(Lint *L, CXIndex idx, const HcArgv *a, const char *path, IrDiag *d)
+static void parse_one(LintParse *p, CXIndex idx, const HcArgv *a)
 {
-    char *why = NULL, *text;
+    char *text;
     size_t len;
-    if (sf_read(path, &SF_C_SOURCE, &text, &len, d))
-        return -1;
-    L->tu = hc_parse(idx, path, a, text, len, true, &why);
+    if (sf_read(p->path, &SF_C_SOURCE, &text, &len, &p->d))
+        return;
+    p->tu = hc_parse(idx, p->path, a, text, len, true, &p->why);
     free(text);
-    char *diags = L->tu ? hc_diagnostics(L->tu, CXDiagnostic_Error) : NULL;
-    if (!L->tu || diags) {
-        diag_error(d, path, NULL, NULL, "does not parse (as Vitis HLS sees it, with __SYNTHESIS__): %s",
-                   diags ? diags : why);
-        free(why);
-        free(diags);
-        if (L->tu)
-            clang_disposeTranslationUnit(L->tu);
+    char *diags = p->tu ? hc_diagnostics(p->tu, CXDiagnostic_Error) : NULL;
+    if (diags) {
+        free(p->why);
+        p->why = diags;
+        clang_disposeTranslationUnit(p->tu);
+        p->tu = NULL;
+    }
+}
+
+static void *parse_worker(void *arg)
+{
+    LintPool *P = arg;
+    CXIndex idx = clang_createIndex(0, 0);
+    pthread_mutex_lock(&P->lock);
+    for (;;) {
+        while (P->next < P->n && P->next >= P->walked + LINT_AHEAD)
+            pthread_cond_wait(&P->cond, &P->lock);
+        if (P->next >= P->n)
+            break;
+        LintParse *p = &P->p[P->next++];
+        pthread_mutex_unlock(&P->lock);
+        parse_one(p, idx, P->a);
+        pthread_mutex_lock(&P->lock);
+        p->done = true;
+        pthread_cond_broadcast(&P->cond);
+    }
+    pthread_mutex_unlock(&P->lock);
+    /* the translation units live on after their index until the walk
+     * disposes them; libclang asks that the index outlive them: kept
+     * until the caller joins, after the walk (lint_files) */
+    return idx;
+}
+
+/* the rules over one parsed file; its parse disposed */
+static int walk_one(Lint *L, LintParse *p, IrDiag *d)
+{
+    diag_merge(d, &p->d);
+    if (p->d.n_errors)
+        return -1;
+    if (!p->tu) {
+        diag_error(d, p->path, NULL, NULL, "does not parse (as Vitis HLS sees it, with __SYNTHESIS__): %s",
+                   p->why ? p->why : "?");
         return -1;
     }
+    L->tu = p->tu;
     lint_ast(L);
     lint_pragmas(L);
     free_tu_state(L);
@@ -395,15 +454,58 @@ static void free_design(Lint *L)
     free(L->regions);
 }
 
+static int start_workers(LintPool *P, pthread_t *th, int max)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = (int)(cores < 1 ? 1 : cores > max ? max : cores), started = 0;
+    pthread_attr_t attr;         /* libclang parses on these threads: its usual 8 MiB stack */
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, (size_t)8 << 20);
+    for (int t = 0; t < n && t < P->n; t++)
+        started += pthread_create(&th[started], &attr, parse_worker, P) == 0;
+    pthread_attr_destroy(&attr);
+    return started;
+}
+
 static int lint_files(Lint *L, const StrList *files, const StrList *incs, IrDiag *d)
 {
     HcArgv a;
     hc_argv_build(&a, (const char *const *)incs->v, incs->n, L->opt->defines, L->opt->n_defines, true);
-    CXIndex idx = clang_createIndex(0, 0);
+    LintPool P = {lint_realloc(NULL, (size_t)files->n * sizeof *P.p), files->n, 0, 0, &a,
+                  PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    for (int i = 0; i < files->n; i++) {
+        P.p[i] = (LintParse){files->v[i], NULL, NULL, {0}, false};
+        diag_init(&P.p[i].d);
+    }
+    pthread_t th[8];
+    int started = start_workers(&P, th, 8);
     int bad = 0;
-    for (int i = 0; i < files->n; i++)
-        bad |= lint_one(L, idx, &a, files->v[i], d);
-    clang_disposeIndex(idx);
+    CXIndex own = started ? NULL : clang_createIndex(0, 0);   /* no thread: parse as we walk */
+    for (int i = 0; i < files->n; i++) {
+        pthread_mutex_lock(&P.lock);
+        while (started && !P.p[i].done)
+            pthread_cond_wait(&P.cond, &P.lock);
+        pthread_mutex_unlock(&P.lock);
+        if (!started)
+            parse_one(&P.p[i], own, &a);
+        bad |= walk_one(L, &P.p[i], d);
+        pthread_mutex_lock(&P.lock);
+        P.walked = i + 1;
+        pthread_cond_broadcast(&P.cond);
+        pthread_mutex_unlock(&P.lock);
+    }
+    for (int t = 0; t < started; t++) {
+        void *idx = NULL;
+        pthread_join(th[t], &idx);
+        clang_disposeIndex(idx);
+    }
+    if (own)
+        clang_disposeIndex(own);
+    for (int i = 0; i < files->n; i++) {
+        free(P.p[i].why);
+        diag_free(&P.p[i].d);
+    }
+    free(P.p);
     hc_argv_free(&a);
     L->res->n_files = files->n;
     return bad;

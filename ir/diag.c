@@ -106,3 +106,11 @@ int diag_contains(const IrDiag *d, const char *needle)
             return 1;
     return 0;
 }
+
+void diag_merge(IrDiag *to, const IrDiag *from)
+{
+    for (int i = 0; i < from->n; i++) {
+        const DiagEntry *e = &from->v[i];
+        diag_add(to, e->level, e->file, e->node, e->op, "%s", e->msg);
+    }
+}

@@ -36,6 +36,8 @@ void diag_add(IrDiag *d, DiagLevel lvl, const char *file, const char *node, cons
 #define diag_error(d, file, node, op, ...) diag_add((d), DIAG_ERROR, (file), (node), (op), __VA_ARGS__)
 #define diag_warn(d, file, node, op, ...) diag_add((d), DIAG_WARNING, (file), (node), (op), __VA_ARGS__)
 void diag_print(const IrDiag *d, FILE *f);
+/* append every entry of from to to, in order (per-thread diagnostics) */
+void diag_merge(IrDiag *to, const IrDiag *from);
 /* 1 if any entry's message contains needle (tests) */
 int diag_contains(const IrDiag *d, const char *needle);
 
