@@ -4,9 +4,12 @@
  *
  * Why a command of its own: choosing a board, a PE budget and a precision is
  * a design-space question users ask long before they generate code; this
- * answers it in milliseconds without emitting anything.
+ * answers it in milliseconds without emitting anything. It plans the graph
+ * compile plans: the model after the default passes (the fusions the
+ * planner also sees, and the channel shuffle as one Gather of channels).
  */
 #include "cli.h"
+#include "passes/passes.h"
 #include "report/report.h"
 #include "plan/net.h"
 #include "plan/plan.h"
@@ -150,9 +153,11 @@ int cmd_plan(int argc, char **argv)
         return 2;
     }
     IrGraph *g = fe_load_onnx(a.model, &a.fe, &d);
+    PassOptions po;   /* the graph compile plans: after the default passes */
+    passes_options_init(&po);
     Plan p;
     rc = 2;
-    if (g && !d.n_errors && plan_build(g, &dev, &a.plan.po, &p, &d) == 0) {
+    if (g && !d.n_errors && passes_run(g, &po, &d) == 0 && plan_build(g, &dev, &a.plan.po, &p, &d) == 0) {
         rc = write_outputs(&a, &p, g);
         plan_free(&p);
     }

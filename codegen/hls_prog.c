@@ -238,7 +238,7 @@ int cg_unit_io(const CgAccel *a, int u, int *ins, int *out)
                 ins[n++] = cg_accel_resolve(a, xs[k]);
         cur = q->y;
     }
-    *out = cg_accel_resolve(a, cur);
+    *out = cg_accel_resolve(a, U->out_t);   /* a Split's unit: its part */
     return n;
 }
 
@@ -302,30 +302,41 @@ static void step_add(CgAccel *a, CgStepKind k, int layer, int first, int last)
     a->seg[a->n_seg++] = (CgSegment){k, layer, first, last};
 }
 
+/* unit u's SEML descriptors, one step */
+static void seml_step(CgAccel *a, int u)
+{
+    int first = -1, last = -1;
+    for (int i = 0; i < a->n_desc; i++)
+        if (a->desc_unit[i] == u)
+            first = first < 0 ? i : first, last = i + 1;
+    if (first >= 0)
+        step_add(a, CG_STEP_SEML, -1, first, last);
+}
+
 /* The frame's steps in the graph's order: every layer that moves data is
  * either a host layer, in the SESL part (one step, where its first layer
- * is) or in a SEML unit (its descriptors). */
+ * is) or in SEML units (their descriptors; a Split has a unit per part,
+ * consecutive, and its parts may fall on both sides of the split). */
 static void schedule(CgAccel *a, const int *unit_by_layer)
 {
     bool sesl_done = false;
     for (int l = 0; l < a->g->n_layers; l++) {
         const IrLayer *L = &a->g->layers[l];
-        int u = unit_by_layer[l];
+        int u0 = unit_by_layer[l];
         if (L->dead || is_view(a->g, l) || (ir_op_flags(L->op) & IR_F_FOLD_ONLY))
             continue;
-        if (u < 0) {
+        if (u0 < 0) {
             step_add(a, CG_STEP_HOST, l, 0, 0);
-        } else if (u < a->d->split) {
-            if (!sesl_done)
-                step_add(a, CG_STEP_SESL, -1, 0, 0);
-            sesl_done = true;
-        } else if (l == a->p->units[u].layer) {
-            int first = -1, last = -1;
-            for (int i = 0; i < a->n_desc; i++)
-                if (a->desc_unit[i] == u)
-                    first = first < 0 ? i : first, last = i + 1;
-            if (first >= 0)
-                step_add(a, CG_STEP_SEML, -1, first, last);
+            continue;
+        }
+        for (int u = u0; u < a->p->n_units && (u == u0 || a->p->units[u].layer == l); u++) {
+            if (u < a->d->split) {
+                if (!sesl_done)
+                    step_add(a, CG_STEP_SESL, -1, 0, 0);
+                sesl_done = true;
+            } else if (l == a->p->units[u].layer) {
+                seml_step(a, u);
+            }
         }
     }
 }
@@ -375,7 +386,7 @@ static int *units_by_layer(const CgAccel *a)
         abort();
     for (int l = 0; l < a->g->n_layers; l++)
         ub[l] = -1;
-    for (int u = 0; u < a->p->n_units; u++) {
+    for (int u = a->p->n_units - 1; u >= 0; u--) {   /* a Split: its first part's unit */
         const PlanUnit *U = &a->p->units[u];
         ub[U->layer] = u;
         for (int i = 0; i < U->n_fused; i++)

@@ -116,7 +116,7 @@ static int64_t compute_iters(const PlanSemlLayer *l, const PlanSemlEngine *e, in
     case PLAN_SEML_POOL:
         return cdiv(rows * g->wo, e->pp) * cdiv(g->f, e->pa) * cdiv(g->kh * g->kw, e->pb);
     default:
-        return cdiv(rows * g->w, e->pp) * cdiv(g->c, e->pa);
+        return cdiv(rows * g->w, e->pp) * cdiv(g->f, e->pa);
     }
 }
 
@@ -358,6 +358,28 @@ static int seml_concat(CgAccel *a, int u, const PlanSemlEngine *e, EngineUse *us
     return 0;
 }
 
+/* a channel slice or shuffle: one copy descriptor, the layer as planned */
+static int seml_move(CgAccel *a, int u, const PlanSemlEngine *e, EngineUse *use)
+{
+    const PlanUnit *U = &a->p->units[u];
+    if (U->elt != PLAN_ELT_MOVE)
+        return cg_accel_error(a, U->layer, "only a move of whole channels stays on the accelerator");
+    int32_t *d = desc_new(a, u);
+    PlanSemlLayer l;
+    plan_unit_seml_layers(a->p, a->g, u, &l, 1);
+    d[O2H_D_OP] = O2H_OP_COPY;
+    d[O2H_D_COPYA] = 1;
+    put_geom(d, &l.g);
+    put_out_q(d, 0, -128, 127);
+    if (operand(a, U->layer, d, 0, U->in_t) || result(a, U->layer, d, U->out_t))
+        return -1;
+    d[O2H_D_IN_COFF] = (int32_t)U->mv.coff;
+    d[O2H_D_CSTEP] = (int32_t)U->mv.step;
+    d[O2H_D_CGROUPS] = (int32_t)U->mv.groups;
+    use->max_c = l.g.c > use->max_c ? l.g.c : use->max_c;
+    return schedule(a, U->layer, u, d, &l, e, use) > 0 ? 0 : -1;
+}
+
 static int seml_unit(CgAccel *a, int u, EngineUse *uses)
 {
     const PlanUnit *U = &a->p->units[u];
@@ -376,6 +398,8 @@ static int seml_unit(CgAccel *a, int u, EngineUse *uses)
             return cg_accel_error(a, U->fused[0], "the element-wise engine has no fused epilogue");
         if (q->kind == QK_CONCAT)
             return seml_concat(a, u, &use->e, use, q);
+        if (q->kind == QK_MOVE)
+            return seml_move(a, u, &use->e, use);
         if (q->kind != QK_ADD && q->kind != QK_MUL && q->kind != QK_LUT && q->kind != QK_RESCALE)
             return cg_accel_error(a, U->layer, "the element-wise engine cannot run a %s layer",
                                   pass_quant_kind_name(q->kind));

@@ -164,9 +164,10 @@ static int elt_inst(CgAccel *a, CgInst *in, int u, const PlanProc *pr)
     const PlanUnit *U = &a->p->units[u];
     const QuantLayer *q = &a->q[U->layer];
     int64_t h, w, c;
-    cg_accel_dims(a, cg_accel_resolve(a, q->y), &h, &w, &c);
+    cg_accel_dims(a, cg_accel_resolve(a, U->out_t), &h, &w, &c);
     static const char *names[] = {"ZA", "MA", "ZB", "MB", "SH", "SHB", "COPYA", "COPYB", "ZERO", "LO", "HI"};
     int64_t v[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, -128, 127}, cb = c, mode;
+    IrChanMove mv = {c, c, 0, 1, 1};
     bool bvec = false;
     if (U->n_fused)
         return cg_accel_error(a, U->fused[0], "the element-wise stage has no fused epilogue");
@@ -217,6 +218,13 @@ static int elt_inst(CgAccel *a, CgInst *in, int u, const PlanProc *pr)
         memcpy(v, t, sizeof v);
         break;
     }
+    case QK_MOVE:   /* a channel slice or shuffle of each pixel word */
+        if (U->elt != PLAN_ELT_MOVE)
+            return cg_accel_error(a, U->layer, "only a move of whole channels stays on the accelerator");
+        mode = 5;
+        mv = U->mv;
+        in->args[0] = cg_accel_resolve(a, U->in_t);
+        break;
     default:
         return cg_accel_error(a, U->layer, "no SESL engine runs a %s layer", pass_quant_kind_name(q->kind));
     }
@@ -228,6 +236,10 @@ static int elt_inst(CgAccel *a, CgInst *in, int u, const PlanProc *pr)
     cg_param_i(in, "PA", pr->shape.pa);
     for (int i = 0; i < 11; i++)
         cg_param_i(in, names[i], v[i]);
+    cg_param_i(in, "CIN", mv.c_in);
+    cg_param_i(in, "COFF", mv.coff);
+    cg_param_i(in, "CSTEP", mv.step);
+    cg_param_i(in, "CGROUPS", mv.groups);
     in->rom = cg_rom_elt(a, q->kind == QK_LUT ? q : NULL);
     return 0;
 }

@@ -69,7 +69,8 @@ static void proto_args(FILE *f, const CgInst *in)
     case CG_TPL_ELT: {
         int64_t mode = param(in, "MODE"), cb = param(in, "CB");
         bool binary = mode == 0 || mode == 1 || mode == 4;
-        fprintf(f, "const int8_t in_a[%lld][%lld], ", (long long)p, (long long)(mode == 4 ? c - cb : c));
+        int64_t ca = mode == 4 ? c - cb : mode == 5 ? param(in, "CIN") : c;
+        fprintf(f, "const int8_t in_a[%lld][%lld], ", (long long)p, (long long)ca);
         if (binary)
             fprintf(f, "const int8_t in_b[%lld][%lld], ", (long long)(param(in, "BVEC") ? 1 : p), (long long)cb);
         fprintf(f, "int8_t out[%lld][%lld]", (long long)p, (long long)c);

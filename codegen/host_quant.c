@@ -231,6 +231,14 @@ static void emit_view(Emit *e, const char *X, const char *Y)
             cg_comment(e->h, e->h->g->tensors[e->q.x].name));
 }
 
+/* Split, Slice, Transpose, Gather of codes: the shape family's emitter, whose
+ * copies are typed by element size only (the codes keep their scale) */
+static void emit_move(Emit *e, const char *X, const char *Y)
+{
+    (void)X, (void)Y;
+    cg_host_shape(e->h, e->l);   /* counts its call */
+}
+
 typedef void (*IntEmitter)(Emit *e, const char *X, const char *Y);
 
 static const IntEmitter int_emitters[] = {
@@ -238,7 +246,7 @@ static const IntEmitter int_emitters[] = {
     [QK_FC] = emit_fc, [QK_MAXPOOL] = emit_maxpool, [QK_AVGPOOL] = emit_avgpool,
     [QK_GLOBAL_MAXPOOL] = emit_global_maxpool, [QK_GLOBAL_AVGPOOL] = emit_global_avgpool,
     [QK_ADD] = emit_binary, [QK_MUL] = emit_binary, [QK_LUT] = emit_lut, [QK_RESCALE] = emit_rescale,
-    [QK_CONCAT] = emit_concat, [QK_VIEW] = emit_view,
+    [QK_CONCAT] = emit_concat, [QK_VIEW] = emit_view, [QK_MOVE] = emit_move,
 };
 
 /* ------------------------------------------------------- entry */
@@ -287,7 +295,7 @@ int cg_host_int_layer(CgHost *h, int l)
         return -1;
     }
     int_emitters[e.q.kind](&e, X, Y);
-    if (e.q.kind != QK_VIEW)
+    if (e.q.kind != QK_VIEW && e.q.kind != QK_MOVE)
         h->n_calls++;
     int rc = pack_commit(&e);
     free(e.pack.buf);

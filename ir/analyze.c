@@ -173,6 +173,102 @@ float ir_resize_scale(const IrGraph *g, const IrLayer *L, int i)
     return s > 0 ? s : X->dims[i] ? (float)Y->dims[i] / (float)X->dims[i] : 1.0f;
 }
 
+/* --------------------------------------------------------- channel moves */
+
+/* x and y agree on every axis but the channels (axis 1) */
+static bool same_but_channels(const IrTensor *x, const IrTensor *y)
+{
+    if (x->rank < 2 || y->rank != x->rank)
+        return false;
+    for (int i = 0; i < x->rank; i++)
+        if (i != 1 && x->dims[i] != y->dims[i])
+            return false;
+    return true;
+}
+
+/* element i of an integer constant (aligned copy or the mapped bytes) */
+static int64_t const_int(const IrTensor *t, int64_t i)
+{
+    const uint8_t *p = t->data ? (const uint8_t *)t->data : t->src;
+    if (t->dtype == IR_DT_INT32) {
+        int32_t v;
+        memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, p + 8 * i, 8);
+    return v;
+}
+
+static bool slice_move(const IrTensor *x, const IrSliceAttr *a, IrChanMove *m)
+{
+    for (int i = 0; i < a->n; i++) {
+        if (a->axes[i] == 1)
+            m->coff = a->starts[i], m->step = a->steps[i];
+        else if (a->starts[i] != 0 || a->steps[i] != 1 || a->ends[i] < x->dims[a->axes[i]])
+            return false;
+    }
+    return m->step >= 1;
+}
+
+/* channel index o of a slice (groups 1) or a shuffle (coff 0, step 1) */
+static int64_t move_src(const IrChanMove *m, int64_t o)
+{
+    return m->coff + ((o % m->groups) * (m->count / m->groups) + o / m->groups) * m->step;
+}
+
+/* indices idx[0..count) as evenly spaced channels, or as a shuffle */
+static bool gather_move(const IrTensor *ix, IrChanMove *m)
+{
+    int64_t n = m->count, i0 = const_int(ix, 0), i1;
+    i0 += i0 < 0 ? m->c_in : 0;
+    i1 = n > 1 ? const_int(ix, 1) : i0 + 1;
+    i1 += i1 < 0 ? m->c_in : 0;
+    *m = (IrChanMove){m->c_in, n, i0, i1 - i0, 1};
+    for (int pass = 0; pass < 2; pass++) {
+        bool ok = m->step >= 1 && n % m->groups == 0;
+        for (int64_t o = 0; ok && o < n; o++) {
+            int64_t v = const_int(ix, o);
+            ok = (v < 0 ? v + m->c_in : v) == move_src(m, o);
+        }
+        if (ok)
+            return true;
+        if (i0 != 0 || i1 <= 0 || n % i1)   /* a shuffle: idx[1] = count / groups */
+            return false;
+        *m = (IrChanMove){m->c_in, n, 0, 1, n / i1};
+    }
+    return false;
+}
+
+bool ir_chan_move(const IrGraph *g, const IrLayer *L, int k, IrChanMove *m)
+{
+    if (L->n_in < 1 || L->in[0] < 0 || k < 0 || k >= L->n_out || L->out[k] < 0)
+        return false;
+    const IrTensor *x = &g->tensors[L->in[0]], *y = &g->tensors[L->out[k]];
+    if (!same_but_channels(x, y) || y->dims[1] <= 0 || x->dims[1] <= 0)
+        return false;
+    *m = (IrChanMove){x->dims[1], y->dims[1], 0, 1, 1};
+    switch (L->op) {
+    case IR_OP_SPLIT:
+        if (L->attr.axis.axis != 1)
+            return false;
+        for (int i = 0; i < k; i++)
+            m->coff += L->out[i] >= 0 ? g->tensors[L->out[i]].dims[1] : 0;
+        return true;
+    case IR_OP_SLICE:
+        return slice_move(x, &L->attr.slice, m);
+    case IR_OP_GATHER: {
+        const IrTensor *ix = L->n_in > 1 && L->in[1] >= 0 ? &g->tensors[L->in[1]] : NULL;
+        if (!ix || ix->kind != IR_T_CONST || ix->rank != 1 || L->attr.axis.axis != 1 ||
+            (ix->dtype != IR_DT_INT32 && ix->dtype != IR_DT_INT64) || (!ix->data && !ix->src))
+            return false;
+        return gather_move(ix, m);
+    }
+    default:
+        return false;
+    }
+}
+
 const char *ir_layer_kind_name(const IrGraph *g, int layer)
 {
     const IrLayer *L = &g->layers[layer];

@@ -126,6 +126,7 @@ static const char *const unit_names[] = {
     [IR_U_GAVGPOOL] = "global avgpool",                       [IR_U_ADD] = "add",
     [IR_U_MUL] = "mul",         [IR_U_PRELU] = "prelu",       [IR_U_BN] = "batchnorm",
     [IR_U_CONCAT] = "concat",   [IR_U_TABLE] = "table",       [IR_U_CLAMP] = "clamp",
+    [IR_U_MOVE] = "channel move",
 };
 _Static_assert(sizeof unit_names / sizeof unit_names[0] == IR_U_COUNT, "a unit without its name");
 

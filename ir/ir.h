@@ -401,6 +401,25 @@ int ir_transpose_perm(const IrGraph *g, const IrLayer *L, int *perm);
 /* Resize / Upsample: the output-to-input scale of axis i (the recorded
  * one, else output size / input size). */
 float ir_resize_scale(const IrGraph *g, const IrLayer *L, int i);
+/* A layer that only moves whole channels of its input (one image's pixels
+ * keep their place): output channel o of the described output reads input
+ * channel
+ *     coff + ((o % groups) * (count / groups) + o / groups) * step
+ * With groups == 1 that is a channel slice (a Split part, a Slice along
+ * channels, a Gather of evenly spaced channels); with groups > 1 (coff 0,
+ * step 1) the channel shuffle of ShuffleNet (channels seen as a groups x
+ * count/groups matrix, transposed). */
+typedef struct {
+    int64_t c_in;            /* channels of the input */
+    int64_t count;           /* channels of the output */
+    int64_t coff;            /* first input channel read */
+    int64_t step;            /* between input channels read, >= 1 */
+    int64_t groups;          /* >= 1, divides count */
+} IrChanMove;
+/* True when output k of L (Split, Slice, Gather with constant indices) is
+ * such a channel move of its input (axis 1 of a rank >= 2 tensor, every
+ * other axis whole), described in *m. */
+bool ir_chan_move(const IrGraph *g, const IrLayer *L, int k, IrChanMove *m);
 /* "conv", "dwconv", "pwconv", "gconv", "fc", "pool", "eltwise", ... for tables */
 const char *ir_layer_kind_name(const IrGraph *g, int layer);
 

@@ -113,6 +113,7 @@ int pass_prune_groups(IrGraph *g, PassPruneGroup *out, int max);
 /* -------------------------------------------------- pass entry points */
 
 int pass_drop_views(IrGraph *g, const PassOptions *opt, IrDiag *d);
+int pass_fuse_shuffle(IrGraph *g, const PassOptions *opt, IrDiag *d);
 int pass_fold_pad(IrGraph *g, const PassOptions *opt, IrDiag *d);
 int pass_fuse_gemm(IrGraph *g, const PassOptions *opt, IrDiag *d);
 int pass_fold_bn(IrGraph *g, const PassOptions *opt, IrDiag *d);

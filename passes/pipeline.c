@@ -19,6 +19,8 @@
 static const PassInfo pipeline[] = {
     {"drop_views", pass_drop_views, PASS_DEFAULT,
      "remove Identity/Dropout, no-op reshapes and chains of views"},
+    {"fuse_shuffle", pass_fuse_shuffle, PASS_DEFAULT,
+     "channel shuffle Reshape -> Transpose(0,2,1,...) -> Reshape -> one Gather of channels"},
     {"fold_pad", pass_fold_pad, PASS_DEFAULT,
      "fold zero constant Pad of spatial dims into the next Conv / AveragePool"},
     {"fuse_gemm", pass_fuse_gemm, PASS_DEFAULT,

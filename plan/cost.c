@@ -88,8 +88,8 @@ PlanLoops plan_loops_of(const PlanGeom *g, PlanKind k)
         return (PlanLoops){g->f, kk, g->ho * g->wo};
     case PLAN_K_POOL:
         return (PlanLoops){g->c, kk, g->ho * g->wo};
-    default:
-        return (PlanLoops){g->c, 1, g->h * g->w};
+    default:   /* element-wise: over output channels (a channel move reads others) */
+        return (PlanLoops){g->f, 1, g->h * g->w};
     }
 }
 
@@ -126,10 +126,10 @@ int64_t plan_cost_sesl_pool(const PlanUnit *u, PlanShape s)
     return times_batch(u, max2(window_cycles(u), plan_ln_sesl_pool(&u->geo, global, s.pa, s.pb)));
 }
 
-/* element-wise: sesl_eltwise.c, pixels x ceil(C/pa) */
+/* element-wise: sesl_eltwise.c, pixels x ceil(F/pa) (F output channels) */
 int64_t plan_cost_sesl_eltwise(const PlanUnit *u, PlanShape s)
 {
-    return times_batch(u, plan_ln_sesl_eltwise(u->geo.h * u->geo.w, u->geo.c, s.pa));
+    return times_batch(u, plan_ln_sesl_eltwise(u->geo.h * u->geo.w, u->geo.f, s.pa));
 }
 
 int64_t plan_cost_sesl(const PlanUnit *u, PlanShape s)

@@ -173,7 +173,7 @@ static int64_t store_band(const PlanSemlLayer *l, const PlanSemlEngine *e, int64
     if (global_pool(l))
         return plan_ln_burst(g->c, e->beat);
     if (l->op == PLAN_SEML_ELT)
-        return move((o1 - o0) * g->w, g->c, l->out_dense, e->beat);
+        return move((o1 - o0) * g->w, g->f, l->out_dense, e->beat);
     return plan_ln_burst((o1 - o0) * g->wo * g->f, e->beat);
 }
 
@@ -202,8 +202,8 @@ static int64_t compute_band(const PlanSemlLayer *l, const PlanSemlEngine *e, int
                             l->op == PLAN_SEML_DW ? O2H_DEPTH_MAC(e->pb) : O2H_DEPTH_POOL(e->pb));
     case PLAN_SEML_GPOOL:
         return plan_ln_loop(cdiv((o1 - o0) * g->w, e->pp) * cdiv(g->c, e->pa), O2H_DEPTH_POOL(e->pp));
-    default:
-        return plan_ln_loop(cdiv((o1 - o0) * g->w, e->pp) * cdiv(g->c, e->pa), O2H_DEPTH_ELT);
+    default:   /* over output channels: a channel move reads c, writes f */
+        return plan_ln_loop(cdiv((o1 - o0) * g->w, e->pp) * cdiv(g->f, e->pa), O2H_DEPTH_ELT);
     }
 }
 
@@ -243,7 +243,7 @@ static int64_t band_bytes(const PlanSemlLayer *l, const PlanSemlEngine *e, int64
     case PLAN_SEML_GPOOL:
         return (o1 - o0) * g->w * g->c;
     default:
-        return (o1 - o0) * g->w * g->c * (l->binary && !l->bvec ? 3 : 2);
+        return (o1 - o0) * g->w * (g->c * (l->binary && !l->bvec ? 2 : 1) + g->f);
     }
 }
 

@@ -197,11 +197,11 @@ static void compute_loop(PlanProc *c, const PlanUnit *U, PlanShape s)
             c->cycles = n * plan_ln_sesl_pool(&U->geo, false, s.pa, s.pb);
         }
         return;
-    case PLAN_K_ELTWISE:
+    case PLAN_K_ELTWISE:   /* over output channels */
         c->kind = PLAN_P_ELT;
-        c->per_tok = nc, c->depth = O2H_DEPTH_ELT, c->bvec = U->bvec;
-        c->iters = n * U->geo.h * U->geo.w * nc;
-        c->cycles = n * plan_ln_sesl_eltwise(U->geo.h * U->geo.w, U->geo.c, s.pa);
+        c->per_tok = plan_cdiv(U->geo.f, s.pa), c->depth = O2H_DEPTH_ELT, c->bvec = U->bvec;
+        c->iters = n * U->geo.h * U->geo.w * c->per_tok;
+        c->cycles = n * plan_ln_sesl_eltwise(U->geo.h * U->geo.w, U->geo.f, s.pa);
         return;
     default:
         c->kind = PLAN_P_MAC;

@@ -146,12 +146,14 @@ typedef enum {
     PLAN_ELT_LUT,       /* a 256-entry table (activation standing alone) */
     PLAN_ELT_RESCALE,   /* requantize and clamp (Relu / Clip standing alone, BN / PRelu of a float plan) */
     PLAN_ELT_CONCAT,    /* channel Concat: one copy per input */
+    PLAN_ELT_MOVE,      /* channel slice or shuffle (Split part, Slice, Gather; PlanUnit.mv) */
 } PlanEltOp;
 
 /* One unit of accelerator work: an accelerated layer plus the layers fused
  * into its epilogue (conv/FC: requantize + clamp, residual Add, table). */
 typedef struct {
     int layer;             /* IR layer index */
+    int part;              /* the layer's output this unit computes (a Split: one unit per part) */
     PlanKind kind;
     PlanLoops loops;
     PlanGeom geo;          /* one image, NHWC (plan/loopnest.h): pads include a ceil-mode
@@ -159,6 +161,8 @@ typedef struct {
     int64_t batch;         /* images per frame (N of the NCHW tensors) */
     PlanSemlOp op;         /* what the engines run (plan/loopnest.h) */
     PlanEltOp elt;         /* element-wise units: the rule */
+    IrChanMove mv;         /* PLAN_ELT_MOVE: the input channel of each output channel (geo.c
+                            * is the input's channels, geo.f the output's) */
     bool add;              /* conv/FC: residual Add in the epilogue (second operand extra_t) */
     bool lut;              /* a table ends the epilogue (Sigmoid, SiLU, HardSwish, Tanh, ...) */
     bool avg;              /* pools: average */

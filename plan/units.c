@@ -321,10 +321,13 @@ static void eltwise_unit(Ctx *c, const IrLayer *L, PlanUnit *u, int x2)
     const IrGraph *g = c->g;
     u->kind = PLAN_K_ELTWISE;
     u->op = PLAN_SEML_ELT;
-    u->geo.ho = u->geo.h, u->geo.wo = u->geo.w, u->geo.f = u->geo.c;
+    IrUnit k = ir_op_unit(L->op);
+    bool move = k == IR_U_MOVE && ir_chan_move(g, L, u->part, &u->mv);
+    u->geo.ho = u->geo.h, u->geo.wo = u->geo.w;
+    if (!move && k != IR_U_CONCAT)   /* a channel move or Concat keeps its output's channels */
+        u->geo.f = u->geo.c;
     u->extra_t = x2;
     u->bvec = x2 >= 0 && numel(g, x2) == u->geo.c && numel(g, u->in_t) > u->geo.c;
-    IrUnit k = ir_op_unit(L->op);
     bool per_channel = k == IR_U_BN || k == IR_U_PRELU;   /* a float plan's scale and shift or slope */
     if (k == IR_U_ADD)
         u->elt = x2 >= 0 ? PLAN_ELT_ADD : PLAN_ELT_RESCALE;
@@ -332,6 +335,8 @@ static void eltwise_unit(Ctx *c, const IrLayer *L, PlanUnit *u, int x2)
         u->elt = x2 >= 0 ? PLAN_ELT_MUL : PLAN_ELT_RESCALE;
     else if (k == IR_U_CONCAT)
         u->elt = PLAN_ELT_CONCAT;
+    else if (move)
+        u->elt = PLAN_ELT_MOVE;
     else if (table_layer(L))
         u->elt = PLAN_ELT_LUT;
     else
@@ -343,7 +348,8 @@ static void eltwise_unit(Ctx *c, const IrLayer *L, PlanUnit *u, int x2)
     if (u->elt == PLAN_ELT_CONCAT) {
         int n = 0;
         for (int i = 0; i < L->n_in; i++)
-            n += L->in[i] >= 0;
+            if (L->in[i] >= 0 && n++ >= 2)   /* a unit streams two operands: the SEML */
+                c->ti->dram_out[resolve(c->ti, L->in[i])] = true;   /* engine reads the others from DRAM */
         u->sesl_ok = n == 2;   /* sesl_eltwise.c joins two streams */
     }
 }
@@ -384,7 +390,8 @@ static void unit_ops(const IrGraph *g, const IrLayerStats *st, PlanUnit *u)
         u->ops = st->macs;
 }
 
-static void new_unit(Ctx *c, int l, int x, int x2)
+/* unit of layer l computing its output k */
+static void new_unit(Ctx *c, int l, int k, int x, int x2)
 {
     const IrGraph *g = c->g;
     const IrLayer *L = &g->layers[l];
@@ -392,8 +399,9 @@ static void new_unit(Ctx *c, int l, int x, int x2)
     ir_layer_stats(g, l, &st);
     PlanUnit *u = unit_new(c);
     u->layer = l;
+    u->part = k;
     u->in_t = x;
-    u->out_t = L->out[0];
+    u->out_t = L->out[k];
     set_precision(L, c->o, u);
     base_geom(g, x, u->out_t, &u->geo, &u->batch);
     if (ir_op_unit(L->op) == IR_U_CONV)
@@ -554,6 +562,17 @@ static bool binary_ok(const IrGraph *g, int a, int b)
     return same_shape(g, a, b) || (numel(g, b) == ch && numel(g, a) > ch);
 }
 
+/* Split, Slice, Gather: every output a channel move (a Slice along H or W,
+ * a Gather of other indices stay on the host) */
+static bool move_ok(const IrGraph *g, const IrLayer *L)
+{
+    IrChanMove m;
+    for (int k = 0; k < L->n_out; k++)
+        if (L->out[k] >= 0 && !ir_chan_move(g, L, k, &m))
+            return false;
+    return true;
+}
+
 static bool concat_ok(const IrGraph *g, const IrLayer *L)
 {
     int rank = g->tensors[L->out[0]].rank;
@@ -578,6 +597,7 @@ static bool accel_ok(Ctx *c, const IrLayer *L, int a, int b)
     case IR_U_GMAXPOOL: case IR_U_GAVGPOOL:   /* a ReduceMean only over H, W (its axes) */
         return L->op == IR_OP_REDUCE_MEAN ? ir_reduce_is_spatial_mean(g, L) : rank >= 3 && rank <= 4;
     case IR_U_CONCAT: return concat_ok(g, L);
+    case IR_U_MOVE: return move_ok(g, L);
     case IR_U_ADD: case IR_U_MUL: return binary_ok(g, a, b);
     case IR_U_BN: case IR_U_PRELU: return !c->int_graph;
     default: return true;
@@ -635,8 +655,12 @@ static int map_layer(Ctx *c, int l)
         add_host(c, l);
         return 0;
     }
-    new_unit(c, l, resolve(c->ti, a), resolve(c->ti, b));
-    c->p->units[c->p->n_units - 1].after_host = tainted;
+    for (int k = 0; k < (L->op == IR_OP_SPLIT ? L->n_out : 1); k++) {
+        if (L->op == IR_OP_SPLIT && (L->out[k] < 0 || c->ti->uses[L->out[k]] == 0))
+            continue;   /* a part nobody reads */
+        new_unit(c, l, k, resolve(c->ti, a), resolve(c->ti, b));
+        c->p->units[c->p->n_units - 1].after_host = tainted;
+    }
     return 0;
 }
 
@@ -772,6 +796,17 @@ static int concat_parts(const PlanUnit *u, const IrGraph *g, PlanSemlLayer *l, i
     return n;
 }
 
+/* a channel move loads the span of input channels it reads (all of them
+ * for a shuffle), one burst when that is whole pixels */
+static PlanSemlLayer move_layer(const PlanUnit *u)
+{
+    PlanSemlLayer l = seml_layer(u);
+    const IrChanMove *m = &u->mv;
+    l.g.c = m->groups > 1 ? m->count : (m->count - 1) * m->step + 1;
+    l.in_dense = l.g.c == m->c_in;
+    return l;
+}
+
 int plan_unit_seml_layers(const Plan *p, const IrGraph *g, int unit, PlanSemlLayer *l, int cap)
 {
     if (unit < 0 || unit >= p->n_units)
@@ -780,6 +815,6 @@ int plan_unit_seml_layers(const Plan *p, const IrGraph *g, int unit, PlanSemlLay
     if (u->kind == PLAN_K_ELTWISE && u->elt == PLAN_ELT_CONCAT)
         return concat_parts(u, g, l, cap);
     if (cap > 0)
-        l[0] = seml_layer(u);
+        l[0] = u->kind == PLAN_K_ELTWISE && u->elt == PLAN_ELT_MOVE ? move_layer(u) : seml_layer(u);
     return 1;
 }

@@ -155,6 +155,9 @@ typedef enum {
     QK_RESCALE,             /* element-wise requantization: Relu, Clip, Identity */
     QK_CONCAT,
     QK_VIEW,                /* Reshape / Flatten / Squeeze / ...: no data moves */
+    QK_MOVE,                /* Split, Slice, Transpose, Gather of constant indices: codes
+                             * copied as they are (every output keeps the input's scale and
+                             * zero point), by the runtime's element-size kernels */
 } QuantKind;
 
 /* Everything one integer kernel call needs, as the numbers back ends print.
@@ -166,7 +169,7 @@ typedef enum {
  *   MAXPOOL:        pool;   GLOBAL_*POOL: nc, hw (+ x_zero, rq for avg)
  *   AVGPOOL:        pool, x_zero, rq (one multiplier per tap count)
  *   ADD/MUL:        x2, bc, elt
- *   LUT:            n, lut;   RESCALE: n, x_zero, rq
+ *   LUT:            n, lut;   RESCALE: n, x_zero, rq;   VIEW, MOVE: n (input elements)
  *   CONCAT:         n_in, in[], dims_axis[], outer, inner, in_zero[], in_rq[]
  * rq arrays (mult/shift) hold n_rq entries; O2hRequant values point into them. */
 typedef struct {

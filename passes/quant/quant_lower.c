@@ -38,7 +38,7 @@ const char *pass_quant_kind_name(QuantKind k)
 {
     static const char *const names[] = {
         "quantize", "dequantize", "conv", "fc", "maxpool", "avgpool", "global_maxpool",
-        "global_avgpool", "add", "mul", "lut", "rescale", "concat", "view",
+        "global_avgpool", "add", "mul", "lut", "rescale", "concat", "view", "move",
     };
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
@@ -540,17 +540,30 @@ static int lower_boundary(IrGraph *g, int l, QuantLayer *q, IrDiag *d)
     return 0;
 }
 
-static int lower_view(IrGraph *g, int l, QuantLayer *q, IrDiag *d)
+/* views and data movements: every output holds codes of the input's
+ * scale and zero point */
+static int lower_copy(IrGraph *g, int l, QuantLayer *q, QuantKind kind, IrDiag *d)
 {
-    const IrQuant *qx = act_quant(g, l, q->x, d), *qy = qx ? act_quant(g, l, q->y, d) : NULL;
-    if (!qy)
+    const IrLayer *L = &g->layers[l];
+    const IrQuant *qx = act_quant(g, l, q->x, d), *qy = NULL;
+    if (!qx)
         return -1;
-    if (!quant_same_params(qx, qy))
-        return quant_error(d, g, l, "a view must keep its input's quantization");
-    q->kind = QK_VIEW;
-    q->n = ir_tensor_numel(&g->tensors[q->y]);
-    q->lo = pass_quant_qmin(qy->bits);
-    q->hi = pass_quant_qmax(qy->bits);
+    for (int k = 0; k < (kind == QK_MOVE ? L->n_out : 1); k++) {
+        if (L->out[k] < 0)
+            continue;
+        if (!(qy = act_quant(g, l, L->out[k], d)))
+            return -1;
+        if (!quant_same_params(qx, qy))
+            return quant_error(d, g, l, "%s must keep its input's quantization",
+                               kind == QK_VIEW ? "a view" : "a data movement");
+    }
+    if (kind == QK_MOVE && L->op == IR_OP_GATHER &&
+        (L->n_in != 2 || L->in[1] < 0 || g->tensors[L->in[1]].kind != IR_T_CONST))
+        return quant_error(d, g, l, "an integer Gather needs constant indices");
+    q->kind = kind;
+    q->n = ir_tensor_numel(&g->tensors[q->x]);
+    q->lo = pass_quant_qmin(qx->bits);
+    q->hi = pass_quant_qmax(qx->bits);
     return 0;
 }
 
@@ -583,9 +596,11 @@ int pass_quant_lower(IrGraph *g, int l, QuantLayer *q, IrDiag *d)
         return quant_error(d, g, l, "ReduceMean has an integer form only over the spatial axes");
     case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: return lower_add_mul(g, l, q, d);
     case IR_OP_CONCAT: return lower_concat(g, l, q, d);
+    case IR_OP_SPLIT: case IR_OP_SLICE: case IR_OP_TRANSPOSE:
+    case IR_OP_GATHER: return lower_copy(g, l, q, QK_MOVE, d);
     default:
         if (ir_op_flags(L->op) & IR_F_NO_DATA)
-            return lower_view(g, l, q, d);
+            return lower_copy(g, l, q, QK_VIEW, d);
         if (pass_quant_fn_supported(L->op))
             return lower_unary(g, l, q, d);
         return quant_error(d, g, l, "%s has no integer form", ir_op_name(L->op));

@@ -265,10 +265,13 @@ static int f_unary(Eval *e, int l, float *y)
     return 0;
 }
 
-/* Concat, Transpose and the views; the other layout ops are not evaluated */
 /* ------------------------------------------------------- layout ops */
 
-static int f_concat(Eval *e, int l, float *y)
+/* Concat, Split, Transpose, Slice and Gather move elements of es bytes
+ * (float 4, codes 1 or 2): the runtime's shape kernels, which the host
+ * program calls for both the float and the integer program. */
+
+static int f_concat(Eval *e, int l, size_t es, void *y)
 {
     const IrLayer *L = &e->g->layers[l];
     const IrTensor *Y = &e->g->tensors[L->out[0]];
@@ -280,12 +283,12 @@ static int f_concat(Eval *e, int l, float *y)
         dims[i] = e->g->tensors[L->in[i]].dims[axis];
     }
     quant_axis_split(Y, axis, &outer, &inner);
-    o2h_concat(4, L->n_in, xs, dims, outer, inner, y);
+    o2h_concat(es, L->n_in, xs, dims, outer, inner, y);
     return 0;
 }
 
 /* Split: outputs after the first get their buffers here */
-static int f_split(Eval *e, int l, float *y)
+static int f_split(Eval *e, int l, size_t es, void *y)
 {
     const IrLayer *L = &e->g->layers[l];
     const IrTensor *X = &e->g->tensors[L->in[0]];
@@ -298,29 +301,29 @@ static int f_split(Eval *e, int l, float *y)
         dims[i] = e->g->tensors[L->out[i]].dims[axis];
     }
     quant_axis_split(X, axis, &outer, &inner);
-    o2h_split(4, L->n_out, ys, dims, outer, inner, in_buf(e, L->in[0]));
+    o2h_split(es, L->n_out, ys, dims, outer, inner, in_buf(e, L->in[0]));
     return 0;
 }
 
-static int f_transpose(Eval *e, int l, float *y)
+static int f_transpose(Eval *e, int l, size_t es, void *y)
 {
     const IrLayer *L = &e->g->layers[l];
     const IrTensor *X = &e->g->tensors[L->in[0]];
     int perm[IR_MAX_RANK];
     if (ir_transpose_perm(e->g, L, perm))
         return quant_error(e->d, e->g, l, "perm is not a permutation of %d axes", X->rank);
-    o2h_transpose(4, X->rank, X->dims, perm, in_buf(e, L->in[0]), y);
+    o2h_transpose(es, X->rank, X->dims, perm, in_buf(e, L->in[0]), y);
     return 0;
 }
 
-static int f_slice(Eval *e, int l, float *y)
+static int f_slice(Eval *e, int l, size_t es, void *y)
 {
     const IrLayer *L = &e->g->layers[l];
     const IrTensor *X = &e->g->tensors[L->in[0]], *Y = &e->g->tensors[L->out[0]];
     int64_t starts[IR_MAX_RANK], steps[IR_MAX_RANK];
     if (X->rank == 0 || ir_slice_bounds(e->g, L, starts, steps))
         return quant_error(e->d, e->g, l, "slice axes or output shape do not match the input");
-    o2h_slice(4, X->rank, X->dims, Y->dims, starts, steps, in_buf(e, L->in[0]), y);
+    o2h_slice(es, X->rank, X->dims, Y->dims, starts, steps, in_buf(e, L->in[0]), y);
     return 0;
 }
 
@@ -334,7 +337,7 @@ static int f_pad(Eval *e, int l, float *y)
 }
 
 /* Gather with constant indices (negative ones count from the end) */
-static int f_gather(Eval *e, int l, float *y)
+static int f_gather(Eval *e, int l, size_t es, void *y)
 {
     const IrLayer *L = &e->g->layers[l];
     const IrTensor *X = &e->g->tensors[L->in[0]], *I = &e->g->tensors[L->in[1]];
@@ -355,7 +358,7 @@ static int f_gather(Eval *e, int l, float *y)
         }
     }
     quant_axis_split(X, axis, &outer, &inner);
-    o2h_gather(4, outer, dim, inner, idx, n, in_buf(e, L->in[0]), y);
+    o2h_gather(es, outer, dim, inner, idx, n, in_buf(e, L->in[0]), y);
     free(idx);
     return 0;
 }
@@ -377,13 +380,17 @@ static int f_copy(Eval *e, int l, float *y)
     return 0;
 }
 
+typedef int (*MoveFn)(Eval *e, int l, size_t es, void *y);
+static const MoveFn move_fns[IR_OP_COUNT] = {
+    [IR_OP_TRANSPOSE] = f_transpose, [IR_OP_CONCAT] = f_concat, [IR_OP_SPLIT] = f_split,
+    [IR_OP_SLICE] = f_slice, [IR_OP_GATHER] = f_gather,
+};
+
 typedef int (*FloatFn)(Eval *e, int l, float *y);
 static const FloatFn shape_fns[IR_OP_COUNT] = {
     [IR_OP_FLATTEN] = f_copy, [IR_OP_RESHAPE] = f_copy, [IR_OP_SQUEEZE] = f_copy,
     [IR_OP_UNSQUEEZE] = f_copy, [IR_OP_IDENTITY] = f_copy, [IR_OP_DROPOUT] = f_copy,
-    [IR_OP_CAST] = f_copy, [IR_OP_TRANSPOSE] = f_transpose, [IR_OP_CONCAT] = f_concat,
-    [IR_OP_SPLIT] = f_split, [IR_OP_SLICE] = f_slice, [IR_OP_PAD] = f_pad,
-    [IR_OP_GATHER] = f_gather, [IR_OP_EXPAND] = f_expand,
+    [IR_OP_CAST] = f_copy, [IR_OP_PAD] = f_pad, [IR_OP_EXPAND] = f_expand,
 };
 
 /* the family's ops that move data (Shape, Constant, ConstantOfShape and
@@ -391,9 +398,9 @@ static const FloatFn shape_fns[IR_OP_COUNT] = {
 static int f_shape(Eval *e, int l, float *y)
 {
     const IrLayer *L = &e->g->layers[l];
-    if (!shape_fns[L->op])
+    if (!shape_fns[L->op] && !move_fns[L->op])
         return quant_error(e->d, e->g, l, "%s is not supported by the calibration evaluator", ir_op_name(L->op));
-    if (shape_fns[L->op](e, l, y))
+    if (move_fns[L->op] ? move_fns[L->op](e, l, 4, y) : shape_fns[L->op](e, l, y))
         return -1;
     post(e, L, y);
     return 0;
@@ -622,6 +629,7 @@ static int run_int(Eval *e, int l)
         break;
     case QK_CONCAT: i_concat(e, &q, y); break;
     case QK_VIEW: memcpy(y, x, ir_tensor_nbytes(&e->g->tensors[q.y])); break;
+    case QK_MOVE: return move_fns[e->g->layers[l].op](e, l, q.wide ? 2 : 1, y);
     }
     return 0;
 }

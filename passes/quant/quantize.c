@@ -70,9 +70,20 @@ static bool is_view(IrOp op)
     return (ir_op_flags(op) & IR_F_NO_DATA) != 0;
 }
 
-static bool is_follower(IrOp op)
+/* data movements (Split, Slice, Transpose, a Gather of constant indices)
+ * copy codes: exact at any scale, so they keep their input's */
+static bool is_move(const IrGraph *g, const IrLayer *L)
 {
-    return is_view(op) || op == IR_OP_MAXPOOL || op == IR_OP_GLOBAL_MAXPOOL;
+    switch (L->op) {
+    case IR_OP_SPLIT: case IR_OP_SLICE: case IR_OP_TRANSPOSE: return true;
+    case IR_OP_GATHER: return L->n_in == 2 && L->in[1] >= 0 && g->tensors[L->in[1]].kind == IR_T_CONST;
+    default: return false;
+    }
+}
+
+static bool is_follower(const IrGraph *g, const IrLayer *L)
+{
+    return is_view(L->op) || L->op == IR_OP_MAXPOOL || L->op == IR_OP_GLOBAL_MAXPOOL || is_move(g, L);
 }
 
 static bool activation(const IrGraph *g, int t)
@@ -146,7 +157,7 @@ static bool capable(const Quantizer *z, int l, int bits)
 /* imported QDQ: the layer's activations all carry scales */
 static bool covered(const IrGraph *g, const IrLayer *L)
 {
-    if (!g->tensors[L->out[0]].quant && !is_follower(L->op))
+    if (!g->tensors[L->out[0]].quant && !is_follower(g, L))
         return false;
     for (int i = 0; i < L->n_in; i++)
         if (activation(g, L->in[i]) && !g->tensors[L->in[i]].quant)
@@ -171,18 +182,20 @@ static int decide(Quantizer *z)
     }
     for (int l = 0; l < g->n_layers; l++) {
         IrLayer *L = &g->layers[l];
-        if (L->prec == IR_PREC_FLOAT || is_follower(L->op))
+        if (L->prec == IR_PREC_FLOAT || is_follower(g, L))
             continue;
         if (!capable(z, l, L->bits) || (z->imported && !covered(g, L)))
             set_prec(L, IR_PREC_FLOAT, 32);
     }
     for (int l = 0; l < g->n_layers; l++) {
         IrLayer *L = &g->layers[l];
-        if (!is_follower(L->op))
+        if (!is_follower(g, L))
             continue;
         int p = g->tensors[L->in[0]].producer;
         bool ok = p >= 0 && g->layers[p].prec != IR_PREC_FLOAT && L->residual < 0 &&
-                  L->act.kind == IR_ACT_NONE && L->n_out == 1 && float_or_quant(z, L->out[0]);
+                  L->act.kind == IR_ACT_NONE && (L->n_out == 1 || L->op == IR_OP_SPLIT);
+        for (int k = 0; k < L->n_out; k++)
+            ok = ok && L->out[k] >= 0 && float_or_quant(z, L->out[k]);
         set_prec(L, ok ? g->layers[p].prec : IR_PREC_FLOAT, ok ? g->layers[p].bits : 32);
     }
     return 0;
@@ -470,12 +483,12 @@ static int convert_int_layer(Quantizer *z, int l)
             ir_set_use(g, l, &g->layers[l].in[i], q);
         }
     L = &g->layers[l];
-    int y = L->out[0];
-    if (is_follower(L->op))
-        make_int(g, y, pass_quant_new(g, g->tensors[L->in[0]].quant->scale[0], g->tensors[L->in[0]].quant->zero[0],
-                                      L->bits, g->tensors[L->in[0]].quant->frac_bits));
+    const IrQuant *qx = g->tensors[L->in[0]].quant;
+    if (is_follower(g, L))
+        for (int k = 0; k < L->n_out; k++)
+            make_int(g, L->out[k], pass_quant_new(g, qx->scale[0], qx->zero[0], L->bits, qx->frac_bits));
     else
-        make_int(g, y, params(z, y, L->prec, L->bits));
+        make_int(g, L->out[0], params(z, L->out[0], L->prec, L->bits));
     z->n_int++;
     if (L->op == IR_OP_CONV || L->op == IR_OP_GEMM)
         return quant_convert_weights(g, l, z->d);

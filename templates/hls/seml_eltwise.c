@@ -1,18 +1,21 @@
 /* seml_eltwise.c - SEML element-wise engine: Add/Sub and Mul of two maps
  * (or of a map and a per-channel vector: squeeze-excite), a table, a
- * rescale, and channel-slice copies (the parts of a Concat, Split and
- * channel Slice), one layer per descriptor.
+ * rescale, and channel copies (the parts of a Concat, a Split's parts, a
+ * channel Slice, the channel shuffle), one layer per descriptor.
  *
- * Why slices are copies here: a Concat along channels is one descriptor per
- * input, each writing its channels [COFF, COFF + C) of every output pixel
- * (OUT_PSTRIDE = the output's channels), rescaled to the output scale when
- * its scale differs; a Split or Slice reads a channel window of its input
- * the same way (IN_PSTRIDE, IN_COFF). So reorderings of channels never
- * leave the accelerator. Bands of rows go through double-buffered band
- * buffers; a strided operand (a slice of a wider map) moves as one beat
- * run per pixel, its port latency paid once per band. The compute loop
- * runs over (pixel tile, channel tile), PA channels x PP pixels per cycle,
- * with the rules of runtime/o2h_int_contract.h.
+ * Why reorderings are copies here: a Concat along channels is one
+ * descriptor per input, each writing its channels [COFF, COFF + C) of every
+ * output pixel (OUT_PSTRIDE = the output's channels), rescaled to the
+ * output scale when its scale differs; a Split part or a Slice reads the C
+ * channels from IN_COFF of each input pixel (IN_PSTRIDE = the input's
+ * channels) and keeps F of them, every CSTEP-th; a shuffle of G groups
+ * reads whole pixels and writes output channel j*G + i from input channel
+ * i*F/G + j. Each is one pass over the map, so reorderings of channels
+ * never leave the accelerator. Bands of rows go through double-buffered
+ * band buffers; a strided operand (a slice of a wider map) moves as one
+ * beat run per pixel, its port latency paid once per band. The compute
+ * loop runs over (pixel tile, output channel tile), PA channels x PP pixels
+ * per cycle, with the rules of runtime/o2h_int_contract.h.
  */
 #include <stdint.h>
 
@@ -41,16 +44,25 @@ static int8_t vec[O2H_P_MAX_C];
 static int8_t lut_buf[256];
 
 typedef struct {
-    int op, h, w, c, cb, rows, nbands, binary, bvec;
+    int op, h, w, c, f, cb, rows, nbands, binary, bvec, step, groups;
 } Geom;
 
 static Geom geom(const int32_t *d)
 {
     Geom q;
     q.op = d[O2H_D_OP], q.h = d[O2H_D_H], q.w = d[O2H_D_W], q.c = d[O2H_D_C], q.cb = d[O2H_D_IN2_C];
+    q.f = q.op == O2H_OP_COPY ? d[O2H_D_F] : q.c;
     q.rows = d[O2H_D_BAND_ROWS], q.nbands = d[O2H_D_NBANDS];
     q.binary = q.op == O2H_OP_ADD || q.op == O2H_OP_MUL, q.bvec = q.binary && d[O2H_D_BVEC];
+    q.step = q.op == O2H_OP_COPY && d[O2H_D_CSTEP] > 1 ? d[O2H_D_CSTEP] : 1;
+    q.groups = q.op == O2H_OP_COPY && d[O2H_D_CGROUPS] > 1 ? d[O2H_D_CGROUPS] : 1;
     return q;
+}
+
+/* the input channel (of the C loaded per pixel) output channel ch reads */
+static int source(const Geom *q, int ch)
+{
+    return (ch % q->groups * (q->f / q->groups) + ch / q->groups) * q->step;
 }
 
 /* n pixels of c channels between a dense buffer and a map with pixel
@@ -100,7 +112,7 @@ static int64_t compute_band(const int32_t *d, const Geom *q, int band, int npix)
 {
     const int8_t *a = abuf[band & 1], *b = bbuf[band & 1];
     int8_t *out = obuf[band & 1];
-    int nc = (q->c + O2H_P_PA - 1) / O2H_P_PA, pt = 0, ct = 0;
+    int nc = (q->f + O2H_P_PA - 1) / O2H_P_PA, pt = 0, ct = 0;
     int64_t cyc = 0;
     O2H_LOOP_ENTER(cyc, O2H_DEPTH_ELT);
     for (int it = 0; it < (npix + O2H_P_PP - 1) / O2H_P_PP * nc; it++) {
@@ -112,9 +124,9 @@ static int64_t compute_band(const int32_t *d, const Geom *q, int band, int npix)
             for (int pp = 0; pp < O2H_P_PP; pp++) {
 #pragma HLS UNROLL
                 int pix = pt * O2H_P_PP + pp, ch = ct * O2H_P_PA + k;
-                if (pix < npix && ch < q->c) {
+                if (pix < npix && ch < q->f) {
                     int32_t bv = !q->binary ? 0 : q->bvec ? vec[ch] : b[pix * q->c + ch];
-                    out[pix * q->c + ch] = (int8_t)rule(d, q, a[pix * q->c + ch], bv);
+                    out[pix * q->f + ch] = (int8_t)rule(d, q, a[pix * q->c + source(q, ch)], bv);
                 }
             }
         }
@@ -149,7 +161,7 @@ static int64_t store_band(const int32_t *d, const Geom *q, int8_t *fm, int b)
 {
     int p0, n = band_pixels(q, b, &p0);
     return move(fm + d[O2H_D_OUT_OFF] + (int64_t)p0 * d[O2H_D_OUT_PSTRIDE] + d[O2H_D_OUT_COFF],
-                d[O2H_D_OUT_PSTRIDE], obuf[b & 1], q->c, n, q->c);
+                d[O2H_D_OUT_PSTRIDE], obuf[b & 1], q->f, n, q->f);
 }
 
 void eltwise_layer(const int32_t d[O2H_DESC_WORDS], const int8_t *wimg, const int8_t *fm_r, int8_t *fm_w)

@@ -1,10 +1,13 @@
 /* sesl_eltwise.c - SESL element-wise engine: Add/Sub and Mul of two
  * streams (or of a stream and a per-channel vector: the squeeze-excite
- * scale), a table, a rescale, and the channel Concat of two streams.
+ * scale), a table, a rescale, the channel Concat of two streams, and a
+ * channel move: a Split's part or a channel Slice (CSTEP-th channels from
+ * COFF) or the channel shuffle (CGROUPS groups), each pixel word reordered.
  *
  * Why one template: all of these read one pixel word per input, compute PA
  * channels per cycle with a rule of runtime/o2h_int_contract.h, and write
- * one pixel word; only the rule differs (O2H_P_MODE). A per-channel vector
+ * one pixel word; only the rule differs (O2H_P_MODE). A Split of n parts
+ * is n such stages behind the duplicators of its input stream. A per-channel vector
  * operand is one word read before the first pixel, so the map waits in its
  * FIFO while the vector is computed from it (squeeze-excite): the FIFO
  * depth the dataflow simulation gives that edge is the whole map.
@@ -17,7 +20,7 @@
 #include "o2h_timing.h"
 
 /* ---- parameters (values set per instance by the specializer) ---- */
-#define O2H_P_MODE 0        /* 0 add/sub, 1 mul, 2 table, 3 rescale, 4 concat */
+#define O2H_P_MODE 0        /* 0 add/sub, 1 mul, 2 table, 3 rescale, 4 concat, 5 channel move */
 #define O2H_P_P 8           /* pixels */
 #define O2H_P_C 4           /* output channels */
 #define O2H_P_CB 4          /* channels of the second input (concat: its share of C) */
@@ -34,6 +37,10 @@
 #define O2H_P_ZERO 0        /* output zero point and clamp */
 #define O2H_P_LO (-128)
 #define O2H_P_HI 127
+#define O2H_P_CIN 4         /* move: channels of the input */
+#define O2H_P_COFF 0        /* move: first input channel read */
+#define O2H_P_CSTEP 1       /* move: input channels between those read */
+#define O2H_P_CGROUPS 1     /* move: shuffle groups; output channel j*G + i reads input i*C/G + j */
 #define O2H_P_ROM "sesl_eltwise.rom.h"
 /* ---- end of parameters ---- */
 
@@ -42,8 +49,9 @@
 #define LUT (O2H_P_MODE == 2)
 #define RESCALE (O2H_P_MODE == 3)
 #define CONCAT (O2H_P_MODE == 4)
+#define MOVE (O2H_P_MODE == 5)
 #define BINARY (ADD || MUL || CONCAT)
-#define CA (CONCAT ? O2H_P_C - O2H_P_CB : O2H_P_C)    /* channels of the first input */
+#define CA (CONCAT ? O2H_P_C - O2H_P_CB : MOVE ? O2H_P_CIN : O2H_P_C)    /* channels of the first input */
 #define CB (BINARY ? O2H_P_CB : 1)
 #define PB_ (O2H_P_BVEC ? 1 : O2H_P_P)                  /* words of the second input */
 #define NC ((O2H_P_C + O2H_P_PA - 1) / O2H_P_PA)
@@ -66,6 +74,8 @@ static int8_t rule(int ch, const int8_t *a, const int8_t *b)
         y = o2h_q_lut(a[ch], lut_rom);
     else if (RESCALE)
         y = o2h_q_rescale(a[ch], O2H_P_ZA, O2H_P_MA, O2H_P_SH, O2H_P_ZERO, O2H_P_LO, O2H_P_HI);
+    else if (MOVE)
+        y = a[O2H_P_COFF + (ch % O2H_P_CGROUPS * (O2H_P_C / O2H_P_CGROUPS) + ch / O2H_P_CGROUPS) * O2H_P_CSTEP];
     else if (ch < CA)
         y = O2H_P_COPYA ? a[ch] : o2h_q_rescale(a[ch], O2H_P_ZA, O2H_P_MA, O2H_P_SH, O2H_P_ZERO, O2H_P_LO, O2H_P_HI);
     else

@@ -18,7 +18,8 @@
 #define O2H_D_ENGINE 0      /* engine index in the dispatcher */
 #define O2H_D_OP 1          /* operation (O2H_OP_*) */
 #define O2H_D_UNIT 2        /* the plan's unit index, for the cycle records */
-/* geometry: input H x W x C, output HO x WO x F, window, groups */
+/* geometry: input H x W x C, output HO x WO x F, window, groups (a channel
+ * copy reads C channels of each input pixel, from IN_COFF, and writes F) */
 #define O2H_D_H 3
 #define O2H_D_W 4
 #define O2H_D_C 5
@@ -64,9 +65,10 @@
 #define O2H_D_MB 41
 #define O2H_D_ZB 42
 #define O2H_D_SH_A 43
-#define O2H_D_SH_B 44
+#define O2H_D_CSTEP 44       /* channel copy: input channels between those read, >= 1 */
 #define O2H_D_COPYA 45
-#define O2H_D_COPYB 46
+#define O2H_D_CGROUPS 46     /* channel copy: output channel o reads input channel IN_COFF +
+                              * ((o % G) * (F / G) + o / G) * CSTEP (G = CGROUPS: a shuffle) */
 #define O2H_D_BVEC 47        /* second operand is one per-channel vector */
 #define O2H_D_INCLUDE_PAD 48 /* average pools: count_include_pad */
 #define O2H_D_EPB 49         /* average pools: explicit bottom / right pads */
@@ -100,6 +102,6 @@
 #define O2H_OP_MUL 8
 #define O2H_OP_LUT 9
 #define O2H_OP_RESCALE 10
-#define O2H_OP_COPY 11       /* channel slice copy (Concat part, Split, Slice) with optional rescale */
+#define O2H_OP_COPY 11       /* channel copy (Concat part, Split part, Slice, shuffle), optional rescale */
 
 #endif
