@@ -352,6 +352,62 @@ static int view_node(Qx *x, int l, const char *out)
     return 0;
 }
 
+/* an int64 vector initializer named after base */
+static const char *ints_init(Qx *x, const char *base, const int64_t *v, int64_t n)
+{
+    return init_raw(x, tmp_name(x, base), IR_DT_INT64, 1, &n, v, sizeof(int64_t) * (size_t)n);
+}
+
+/* Slice (opset 13: starts, ends, axes, steps as inputs); the IR's end -1 of
+ * a negative step is "before the first element", INT64_MIN in ONNX */
+static int slice_node(Qx *x, int l, const char *out)
+{
+    const IrSliceAttr *a = &x->g->layers[l].attr.slice;
+    int64_t ends[IR_MAX_RANK];
+    for (int i = 0; i < a->n; i++)
+        ends[i] = a->steps[i] < 0 && a->ends[i] < 0 ? INT64_MIN : a->ends[i];
+    node(x, "Slice", 5,
+         (const char *[]){input(x, l, 0), ints_init(x, "starts", a->starts, a->n), ints_init(x, "ends", ends, a->n),
+                          ints_init(x, "axes", a->axes, a->n), ints_init(x, "steps", a->steps, a->n)},
+         out);
+    return 0;
+}
+
+/* Split (opset 13: the sizes as an input) to the names outs[] */
+static void split_node(Qx *x, int l, const char *const *outs)
+{
+    const IrLayer *L = &x->g->layers[l];
+    int64_t sz[IR_MAX_IO];
+    for (int k = 0; k < L->n_out; k++)
+        sz[k] = T(x, L->out[k])->dims[L->attr.axis.axis];
+    Onnx__NodeProto *n = node(x, "Split", 2, (const char *[]){input(x, l, 0), ints_init(x, "split", sz, L->n_out)},
+                              outs[0]);
+    attr_int(x, n, "axis", L->attr.axis.axis);
+    n->n_output = (size_t)L->n_out;
+    n->output = ir_alloc(x->g, sizeof(char *) * (size_t)L->n_out);
+    for (int k = 0; k < L->n_out; k++)
+        n->output[k] = str(x, outs[k]);
+}
+
+/* a Split whose outputs are integer: each part quantized again (its
+ * input's parameters) */
+static int export_split(Qx *x, int l)
+{
+    const IrLayer *L = &x->g->layers[l];
+    const char *outs[IR_MAX_IO];
+    for (int k = 0; k < L->n_out; k++)
+        outs[k] = is_int(x, L->out[k]) ? ir_sprintf(x->g, "%s__f", T(x, L->out[k])->name) : T(x, L->out[k])->name;
+    split_node(x, l, outs);
+    for (int k = 0; k < L->n_out; k++) {
+        const char *s, *z;
+        if (!is_int(x, L->out[k]))
+            continue;
+        qparams(x, L->out[k], &s, &z);
+        node(x, "QuantizeLinear", 3, (const char *[]){outs[k], s, z}, T(x, L->out[k])->name);
+    }
+    return 0;
+}
+
 static int misc_node(Qx *x, int l, const char *out)
 {
     const IrLayer *L = &x->g->layers[l];
@@ -365,6 +421,12 @@ static int misc_node(Qx *x, int l, const char *out)
     case IR_OP_TRANSPOSE:
         attr_ints(x, node(x, "Transpose", 1, (const char *[]){input(x, l, 0)}, out), "perm", L->attr.axes.perm, rank);
         return 0;
+    case IR_OP_GATHER:
+        n = node(x, "Gather", 2, (const char *[]){input(x, l, 0), value(x, L->in[1])}, out);
+        attr_int(x, n, "axis", L->attr.axis.axis);
+        return 0;
+    case IR_OP_SLICE:
+        return slice_node(x, l, out);
     case IR_OP_MATMUL:
         node(x, "MatMul", 2, (const char *[]){input(x, l, 0), input(x, l, 1)}, out);
         return 0;
@@ -495,6 +557,8 @@ static int export_layer(Qx *x, int l)
         node(x, "DequantizeLinear", 3, (const char *[]){T(x, L->in[0])->name, s, z}, T(x, y)->name);
         return 0;
     }
+    if (L->op == IR_OP_SPLIT && L->residual < 0 && L->act.kind == IR_ACT_NONE)
+        return export_split(x, l);
     if (!is_int(x, y)) {
         x->next_name = L->name;  /* a float layer's op keeps its ONNX node name */
         return layer_nodes(x, l, T(x, y)->name);

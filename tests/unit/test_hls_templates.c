@@ -23,7 +23,9 @@
 #include "check.h"
 #include "test_util.h"
 #include "codegen/hls_specialize.h"
+#include "ir/ir.h"
 #include "plan/loopnest.h"
+#include "runtime/o2h_rt.h"
 #include "runtime/o2h_rt_int.h"
 #include "templates/hls/common/o2h_desc.h"
 
@@ -1480,11 +1482,12 @@ static void test_sesl_pool(void)
 
 /* ================================================================ element-wise */
 
-enum { ELT_ADD, ELT_MUL, ELT_LUT, ELT_RESCALE, ELT_CONCAT };   /* sesl_eltwise's O2H_P_MODE */
+enum { ELT_ADD, ELT_MUL, ELT_LUT, ELT_RESCALE, ELT_CONCAT, ELT_MOVE };   /* sesl_eltwise's O2H_P_MODE */
 
 typedef struct {
     int op;
     int h, w, c;              /* output map (concat: all channels) */
+    IrChanMove mv;            /* move: output channel o reads input channel coff + (shuffle of o) * step */
     int bvec;                 /* mul: the second input is one per-channel vector */
     O2hEltQ e;                /* add, mul; the output zero point and clamp of every op */
     int n_in, ch[3], copy[3]; /* concat inputs (rescale: input 0): channels, copied as they are */
@@ -1504,6 +1507,8 @@ static int64_t elt_in_bytes(const EltQ *q, int i)
     int64_t hw = (int64_t)q->h * q->w;
     if (q->op == ELT_CONCAT)
         return hw * q->ch[i];
+    if (q->op == ELT_MOVE)
+        return hw * q->mv.c_in;
     return i == 1 && q->bvec ? q->c : hw * q->c;
 }
 
@@ -1523,6 +1528,23 @@ static void elt_consts(EltQ *q, int sub)
         q->sh[i] = sh;
     }
     rnd_bytes(q->table, 256);
+}
+
+/* a channel move on the host: a Slice of channels (o2h_slice) or, for a
+ * shuffle, a Gather of them (o2h_gather), on NCHW codes */
+static void move_ref(const EltQ *q, const int8_t *x, int8_t *y)
+{
+    const IrChanMove *m = &q->mv;
+    int64_t hw = (int64_t)q->h * q->w, idx[64];
+    if (m->groups == 1) {
+        const int64_t in[3] = {1, m->c_in, hw}, out[3] = {1, m->count, hw}, st[3] = {0, m->coff, 0},
+                      sp[3] = {1, m->step, 1};
+        o2h_slice(1, 3, in, out, st, sp, x, y);
+        return;
+    }
+    for (int64_t o = 0; o < m->count; o++)
+        idx[o] = o % m->groups * (m->count / m->groups) + o / m->groups;
+    o2h_gather(1, 1, m->c_in, hw, idx, m->count, x, y);
 }
 
 /* the host's element-wise layer (runtime kernels; NCHW where it matters) */
@@ -1554,6 +1576,11 @@ static void elt_ref(const EltQ *q, int8_t *const *in, int8_t *y)
         to_nchw(in[0], xs[0], 1, hw, c);
         o2h_rescale_s8(xs[0], yn, (size_t)n, q->zx[0], &rq[0]);
         break;
+    case ELT_MOVE:
+        xs[0] = xcalloc(elt_in_bytes(q, 0));
+        to_nchw(in[0], xs[0], 1, hw, (int)q->mv.c_in);
+        move_ref(q, xs[0], yn);
+        break;
     default: {
         int64_t dims[3];
         for (int i = 0; i < q->n_in; i++) {
@@ -1573,8 +1600,11 @@ static void elt_ref(const EltQ *q, int8_t *const *in, int8_t *y)
 
 static void elt_what(char *s, size_t n, const EltQ *q)
 {
-    static const char *op[] = {"add", "mul", "table", "rescale", "concat"};
+    static const char *op[] = {"add", "mul", "table", "rescale", "concat", "move"};
     int k = snprintf(s, n, "%s %dx%dx%d", op[q->op], q->h, q->w, q->c);
+    if (q->op == ELT_MOVE)
+        k += snprintf(s + k, n - (size_t)k, " of %lld channels from %lld by %lld, %lld groups", (long long)q->mv.c_in,
+                      (long long)q->mv.coff, (long long)q->mv.step, (long long)q->mv.groups);
     if (q->op == ELT_ADD && q->e.mb < 0)
         k += snprintf(s + k, n - (size_t)k, " (sub)");
     if (q->bvec)
@@ -1607,13 +1637,18 @@ static void elt_params(Params *ps, const EltCase *c, const char *rom)
                          concat && q->copy[0], concat && q->copy[1], e->zero, e->lo, e->hi};
     for (int i = 0; i < 17; i++)
         par(ps, names[i], v[i]);
+    const char *mnames[] = {"CIN", "COFF", "CSTEP", "CGROUPS"};
+    const int64_t mv[] = {q->mv.c_in, q->mv.coff, q->mv.step, q->mv.groups};
+    for (int i = 0; i < 4; i++)
+        par(ps, mnames[i], mv[i]);
     par_s(ps, "ROM", rom);
 }
 
 static void elt_driver(Prog *pg, const char *r, const EltCase *c)
 {
     const EltQ *q = &c->q;
-    int P = q->h * q->w, bin = elt_binary(q), ca = q->op == ELT_CONCAT ? q->ch[0] : q->c;
+    int P = q->h * q->w, bin = elt_binary(q);
+    int ca = q->op == ELT_CONCAT ? q->ch[0] : q->op == ELT_MOVE ? (int)q->mv.c_in : q->c;
     int cb = q->op == ELT_CONCAT ? q->ch[1] : q->c, pb = q->bvec ? 1 : P;
     if (bin)
         drv(pg, "\nvoid %s_eltwise_run(const int8_t in_a[%d][%d], const int8_t in_b[%d][%d], int8_t out[%d][%d]);\n", r,
@@ -1676,8 +1711,25 @@ static const struct {
 } elt_classes[] = {
     {"add", ELT_ADD, 0, 0, 3},  {"sub", ELT_ADD, 1, 0, 2},         {"mul", ELT_MUL, 0, 0, 3},
     {"squeeze-excite scale", ELT_MUL, 0, 1, 3}, {"table", ELT_LUT, 0, 0, 2}, {"rescale", ELT_RESCALE, 0, 0, 3},
-    {"concat", ELT_CONCAT, 0, 0, 4},
+    {"concat", ELT_CONCAT, 0, 0, 4}, {"channel slice", ELT_MOVE, 0, 0, 5}, {"channel shuffle", ELT_MOVE, 1, 0, 4},
 };
+
+/* a channel move: a slice (every step-th channel from coff) or a shuffle;
+ * steps and groups 1..3 and 2..4 in turn, so every run has each */
+static void move_random(EltQ *q, int shuffle)
+{
+    static int turn;
+    IrChanMove *m = &q->mv;
+    turn++;
+    if (shuffle) {
+        int64_t g = 2 + turn % 3, k = rnd(1, 6);
+        *m = (IrChanMove){g * k + rnd(0, 3), g * k, 0, 1, g};
+    } else {
+        int64_t n = rnd(1, 12), step = 1 + turn % 3, coff = rnd(0, 5);
+        *m = (IrChanMove){coff + (n - 1) * step + 1 + rnd(0, 4), n, coff, step, 1};
+    }
+    q->c = (int)m->count;
+}
 
 static void elt_random(EltCase *c, int cls)
 {
@@ -1690,6 +1742,9 @@ static void elt_random(EltCase *c, int cls)
         q->n_in = 2, q->ch[0] = rnd(1, 12), q->ch[1] = rnd(1, 12);
         q->c = q->ch[0] + q->ch[1];
     }
+    q->mv = (IrChanMove){q->c, q->c, 0, 1, 1};
+    if (q->op == ELT_MOVE)
+        move_random(q, elt_classes[cls].sub);
     elt_consts(q, elt_classes[cls].sub);
     c->pa = unroll(q->c);
 }
@@ -1710,6 +1765,7 @@ static void elt_default(EltCase *c)
     q->zx[0] = q->e.a_zero, q->m[0] = q->e.ma, q->sh[0] = (uint8_t)q->e.shift;
     q->zx[1] = q->e.b_zero, q->m[1] = q->e.mb, q->sh[1] = (uint8_t)tpl_param(t, "SHB");
     q->copy[0] = tpl_param(t, "COPYA"), q->copy[1] = tpl_param(t, "COPYB");
+    q->mv = (IrChanMove){tpl_param(t, "CIN"), q->c, tpl_param(t, "COFF"), tpl_param(t, "CSTEP"), tpl_param(t, "CGROUPS")};
     int32_t lut[256];
     CHECK_EQ_INT(rom_ints(rom, "O2H_ROM_LUT", lut, 256), 256);
     for (int i = 0; i < 256; i++)
@@ -2274,12 +2330,14 @@ static void operand_place(int c, int *stride, int *coff)
 static void elt_fields(int32_t *d, const EltQ *q, int part)
 {
     const O2hEltQ *e = &q->e;
-    static const int ops[] = {O2H_OP_ADD, O2H_OP_MUL, O2H_OP_LUT, O2H_OP_RESCALE, O2H_OP_COPY};
+    static const int ops[] = {O2H_OP_ADD, O2H_OP_MUL, O2H_OP_LUT, O2H_OP_RESCALE, O2H_OP_COPY, O2H_OP_COPY};
     d[O2H_D_OP] = ops[q->op];
     d[O2H_D_ZERO] = e->zero, d[O2H_D_LO] = e->lo, d[O2H_D_HI] = e->hi;
     if (q->op == ELT_ADD || q->op == ELT_MUL) {
         d[O2H_D_ZA] = e->a_zero, d[O2H_D_MA] = e->ma, d[O2H_D_ZB] = e->b_zero, d[O2H_D_SH_A] = e->shift;
         d[O2H_D_MB] = q->op == ELT_ADD ? e->mb : 0, d[O2H_D_BVEC] = q->bvec;
+    } else if (q->op == ELT_MOVE) {
+        d[O2H_D_COPYA] = 1, d[O2H_D_CSTEP] = (int32_t)q->mv.step, d[O2H_D_CGROUPS] = (int32_t)q->mv.groups;
     } else if (q->op != ELT_LUT) {
         d[O2H_D_ZA] = q->zx[part], d[O2H_D_MA] = q->m[part], d[O2H_D_SH_A] = q->sh[part];
         d[O2H_D_COPYA] = q->op == ELT_CONCAT && q->copy[part];
@@ -2299,10 +2357,11 @@ static void elt_desc(Seml *s, const EltQ *q, PlanSemlLayer *l, int64_t rows, int
     int c = (int)l->g.c, hw = q->h * q->w;
     l->in_dense = in[i].stride == c;
     l->in2_dense = l->binary && !q->bvec ? in[1].stride == c : true;
-    l->out_dense = out->stride == c;
+    l->out_dense = out->stride == (int)l->g.f;
     int32_t *d = seml_desc(s, l, rows, what);
     elt_fields(d, q, i);
-    d[O2H_D_IN_OFF] = (int32_t)in[i].off, d[O2H_D_IN_PSTRIDE] = in[i].stride, d[O2H_D_IN_COFF] = in[i].coff;
+    d[O2H_D_IN_OFF] = (int32_t)in[i].off, d[O2H_D_IN_PSTRIDE] = in[i].stride;
+    d[O2H_D_IN_COFF] = in[i].coff + (q->op == ELT_MOVE ? (int)q->mv.coff : 0);
     d[O2H_D_IN_BYTES] = hw * in[i].stride;
     if (l->binary) {
         d[O2H_D_IN2_OFF] = (int32_t)in[1].off, d[O2H_D_IN2_PSTRIDE] = in[1].stride, d[O2H_D_IN2_COFF] = in[1].coff;
@@ -2313,7 +2372,8 @@ static void elt_desc(Seml *s, const EltQ *q, PlanSemlLayer *l, int64_t rows, int
 }
 
 /* one element-wise layer; a Concat (or a channel Slice: a one-input
- * Concat of a slice) is one COPY descriptor per input */
+ * Concat of a slice) is one COPY descriptor per input, a channel move
+ * (every step-th channel, or a shuffle) one COPY of the channels it spans */
 static int seml_elt_layer(Seml *s, const EltQ *q, int max_c, int *max_it)
 {
     int hw = q->h * q->w, parts = q->op == ELT_CONCAT ? q->n_in : 1, nin = parts > 1 ? parts : elt_binary(q) ? 2 : 1;
@@ -2322,7 +2382,9 @@ static int seml_elt_layer(Seml *s, const EltQ *q, int max_c, int *max_it)
     PlanSemlLayer l[3];
     for (int i = 0; i < parts; i++) {
         int c = q->op == ELT_CONCAT ? q->ch[i] : q->c;
-        l[i] = (PlanSemlLayer){.op = PLAN_SEML_ELT, .g = {q->h, q->w, c, q->h, q->w, c, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        const IrChanMove *m = &q->mv;
+        int span = q->op != ELT_MOVE ? c : m->groups > 1 ? c : (int)((m->count - 1) * m->step + 1);
+        l[i] = (PlanSemlLayer){.op = PLAN_SEML_ELT, .g = {q->h, q->w, span, q->h, q->w, c, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
                                .lut = q->op == ELT_LUT, .binary = q->op == ELT_ADD || q->op == ELT_MUL, .bvec = q->bvec};
         nb[i] = band_sizes(&l[i], &s->e, rows[i]);
         if (nb[i] == 0 || c > max_c)
@@ -2333,7 +2395,7 @@ static int seml_elt_layer(Seml *s, const EltQ *q, int max_c, int *max_it)
     int8_t *in[3] = {NULL, NULL, NULL}, *y = xcalloc((int64_t)hw * q->c);
     Place at[3], out;
     for (int i = 0; i < nin; i++) {
-        int c = q->op == ELT_CONCAT ? q->ch[i] : q->c;
+        int c = q->op == ELT_CONCAT ? q->ch[i] : q->op == ELT_MOVE ? (int)q->mv.c_in : q->c;
         in[i] = xcalloc(elt_in_bytes(q, i));
         rnd_bytes(in[i], elt_in_bytes(q, i));
         operand_place(c, &at[i].stride, &at[i].coff);
@@ -2349,8 +2411,8 @@ static int seml_elt_layer(Seml *s, const EltQ *q, int max_c, int *max_it)
             int64_t r = rows[i][v < nb[i] ? v : 0];
             out.coff = ocoff + cbase;
             elt_desc(s, q, &l[i], r, i, at, &out, lut_off, what);
-            cbase += (int)l[i].g.c;
-            *max_it = imax(*max_it, cdiv((int)r * q->w, s->e.pp) * cdiv((int)l[i].g.c, s->e.pa));
+            cbase += (int)l[i].g.f;
+            *max_it = imax(*max_it, cdiv((int)r * q->w, s->e.pp) * cdiv((int)l[i].g.f, s->e.pa));
         }
     }
     for (int i = 0; i < 3; i++)
@@ -2361,9 +2423,10 @@ static int seml_elt_layer(Seml *s, const EltQ *q, int max_c, int *max_it)
 
 static void seml_elt_random(EltQ *q)
 {
-    static const int ops[] = {ELT_ADD, ELT_ADD, ELT_MUL, ELT_MUL, ELT_LUT, ELT_RESCALE, ELT_CONCAT, ELT_CONCAT};
+    static const int ops[] = {ELT_ADD, ELT_ADD, ELT_MUL, ELT_MUL, ELT_LUT, ELT_RESCALE, ELT_CONCAT, ELT_CONCAT,
+                              ELT_MOVE, ELT_MOVE};
     memset(q, 0, sizeof *q);
-    q->op = ops[rnd(0, 7)];
+    q->op = ops[rnd(0, 9)];
     q->h = rnd(1, 7), q->w = rnd(1, 7), q->c = rnd(1, 20);
     q->bvec = q->op == ELT_MUL && one_in(2);
     if (q->op == ELT_CONCAT) {   /* a Concat of 2..3 inputs, or a Slice (one input, a channel window) */
@@ -2371,6 +2434,8 @@ static void seml_elt_random(EltQ *q)
         for (int i = 0; i < q->n_in; i++)
             q->ch[i] = rnd(1, 10), q->c += q->ch[i];
     }
+    if (q->op == ELT_MOVE)
+        move_random(q, one_in(2));
     elt_consts(q, one_in(3));
 }
 

@@ -431,6 +431,39 @@ static inline void ev_concat(Eval *e, const IrLayer *L, float *y)
     }
 }
 
+/* --- transpose, gather (constant int64 indices) */
+static inline void ev_transpose(Eval *e, const IrLayer *L, float *y)
+{
+    const IrTensor *X = ev_t(e, L->in[0]), *Y = ev_t(e, L->out[0]);
+    int64_t n = ir_tensor_numel(Y), st[IR_MAX_RANK], s = 1;
+    for (int d = X->rank - 1; d >= 0; d--)
+        st[d] = s, s *= X->dims[d];
+    for (int64_t i = 0; i < n; i++) {
+        int64_t f = i, src = 0;
+        for (int d = Y->rank - 1; d >= 0; d--) {
+            src += f % Y->dims[d] * st[L->attr.axes.perm[d]];
+            f /= Y->dims[d];
+        }
+        y[i] = e->v[L->in[0]][src];
+    }
+}
+
+static inline void ev_gather(Eval *e, const IrLayer *L, float *y)
+{
+    const IrTensor *X = ev_t(e, L->in[0]);
+    const int64_t *idx = ir_tensor_data(e->g, L->in[1]);
+    int ax = (int)L->attr.axis.axis;
+    int64_t outer = 1, inner = 1, n = ir_tensor_numel(ev_t(e, L->in[1]));
+    for (int i = 0; i < ax; i++)
+        outer *= X->dims[i];
+    for (int i = ax + 1; i < X->rank; i++)
+        inner *= X->dims[i];
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < n; j++)
+            memcpy(y + (o * n + j) * inner, e->v[L->in[0]] + (o * X->dims[ax] + idx[j]) * inner,
+                   sizeof(float) * (size_t)inner);
+}
+
 /* --- epilogue: residual, then activation */
 static inline void ev_epilogue(Eval *e, const IrLayer *L, float *y)
 {
@@ -452,8 +485,10 @@ static inline bool ev_supported(const Eval *e, const IrLayer *L)
 {
     if (L->n_out != 1 || L->out[0] < 0 || ev_t(e, L->out[0])->dtype != IR_DT_FLOAT)
         return false;
-    for (int i = 0; i < L->n_in; i++)
-        if (L->in[i] < 0 || ev_t(e, L->in[i])->dtype != IR_DT_FLOAT)
+    for (int i = 0; i < L->n_in; i++)   /* a Gather's indices: int64 constants */
+        if (L->in[i] < 0 || (ev_t(e, L->in[i])->dtype != IR_DT_FLOAT &&
+                             !(L->op == IR_OP_GATHER && i == 1 && ev_t(e, L->in[i])->dtype == IR_DT_INT64 &&
+                               ev_t(e, L->in[i])->kind == IR_T_CONST && ev_t(e, L->in[i])->rank == 1)))
             return false;
     switch (L->op) {
     case IR_OP_CONV:
@@ -508,6 +543,8 @@ static inline int ev_layer(Eval *e, int l)
         break;
     case IR_OP_PAD: ev_pad(e, L, y); break;
     case IR_OP_CONCAT: ev_concat(e, L, y); break;
+    case IR_OP_TRANSPOSE: ev_transpose(e, L, y); break;
+    case IR_OP_GATHER: ev_gather(e, L, y); break;
     case IR_OP_SOFTPLUS:  /* Mish spelled out: x * Tanh(Softplus(x)) */
         for (int64_t i = 0; i < n; i++)
             y[i] = (float)log1p(exp(e->v[L->in[0]][i]));

@@ -522,6 +522,60 @@ static void test_views(void)
     ir_graph_free(g);
 }
 
+/* --------------------------------------------------------------- shuffle */
+
+/* x [1, c, h, h] -> Reshape [1, g, c/g, h, h] -> Transpose perm -> Reshape back */
+static int shuffle_of(IrGraph *g, int x, int64_t groups, const int64_t *perm)
+{
+    const IrTensor *X = &g->tensors[x];
+    int64_t c = X->dims[1], h = X->dims[2], v5[5] = {1, groups, c / groups, h, h}, t5[5], y4[4] = {1, c, h, h};
+    for (int i = 0; i < 5; i++)
+        t5[i] = v5[perm[i]];
+    int v = tb_out(g, tb_layer(g, IR_OP_RESHAPE, "view5", &x, 1, 5, v5));
+    int tl = tb_layer(g, IR_OP_TRANSPOSE, "transpose", &v, 1, 5, t5);
+    g->layers[tl].attr.axes.n = 5;
+    for (int i = 0; i < 5; i++)
+        g->layers[tl].attr.axes.perm[i] = perm[i];
+    int t = tb_out(g, tl);
+    return tb_out(g, tb_layer(g, IR_OP_RESHAPE, "view4", &t, 1, 4, y4));
+}
+
+static void test_shuffle(void)
+{
+    static const int64_t swap[5] = {0, 2, 1, 3, 4}, other[5] = {0, 1, 2, 4, 3};
+    for (int64_t groups = 2; groups <= 4; groups++) {
+        int x;
+        IrGraph *g = new_graph(12, 3, &x);
+        tb_output(g, tb_unary(g, IR_OP_RELU, "relu", shuffle_of(g, tb_unary(g, IR_OP_RELU, "r0", x, 0, 0), groups, swap),
+                              0, 0));
+        CHECK(run_cmp(g, "fuse_shuffle", 31) == 0);   /* the same values, one Gather */
+        CHECK_EQ_INT(count_op(g, IR_OP_GATHER), 1);
+        CHECK_EQ_INT(count_op(g, IR_OP_TRANSPOSE) + count_op(g, IR_OP_RESHAPE), 0);
+        for (int l = 0; l < g->n_layers; l++) {
+            IrChanMove m;
+            if (g->layers[l].op == IR_OP_GATHER) {
+                CHECK(ir_chan_move(g, &g->layers[l], 0, &m) && m.groups == groups && m.count == 12);
+                CHECK(strstr(g->layers[l].origin, "transpose") && strstr(g->layers[l].origin, "view5"));
+            }
+        }
+        ir_graph_free(g);
+    }
+    /* a Transpose of other axes, or a view read twice, stays */
+    int x;
+    IrGraph *g = new_graph(8, 2, &x);
+    tb_output(g, shuffle_of(g, x, 2, other));
+    CHECK(run_cmp(g, "fuse_shuffle", 32) == 0);
+    CHECK_EQ_INT(count_op(g, IR_OP_GATHER), 0);
+    ir_graph_free(g);
+    g = new_graph(8, 2, &x);
+    int y = shuffle_of(g, x, 2, swap);
+    tb_output(g, y);
+    tb_output(g, g->layers[g->tensors[g->layers[g->tensors[y].producer].in[0]].producer].in[0]);
+    CHECK(run_cmp(g, "fuse_shuffle", 33) == 0);
+    CHECK_EQ_INT(count_op(g, IR_OP_GATHER), 0);
+    ir_graph_free(g);
+}
+
 /* --------------------------------------------------------------- SE */
 
 static int silu_of(IrGraph *g, const char *name, int x)
@@ -600,6 +654,7 @@ static void test_odd(void)
 
 int main(void)
 {
+    test_shuffle();
     test_bn_into_conv(0, 1);
     test_bn_into_conv(1, 1);
     test_bn_into_conv(1, 8);

@@ -259,6 +259,109 @@ static void test_hybrid_gain(void)
     ir_graph_free(g);
 }
 
+/* ---------------------------------------------------------- channel moves */
+
+/* Slice of x along axis by [from, to) with step */
+static int tg_slice(IrGraph *g, int x, int axis, int64_t from, int64_t to, int64_t step)
+{
+    int64_t d[IR_MAX_RANK];
+    memcpy(d, tg_t(g, x)->dims, sizeof d);
+    d[axis] = (to - from + step - 1) / step;
+    int y = tg_tensor(g, tg_t(g, x)->rank, d);
+    IrSliceAttr *a = &g->layers[tg_layer(g, IR_OP_SLICE, &x, 1, y)].attr.slice;
+    a->n = 1, a->axes[0] = axis, a->starts[0] = from, a->ends[0] = to, a->steps[0] = step;
+    return y;
+}
+
+/* Split of x's channels in two: parts *a and *b */
+static void tg_split(IrGraph *g, int x, int64_t c0, int *a, int *b)
+{
+    int64_t d[4] = {1, c0, tg_t(g, x)->dims[2], tg_t(g, x)->dims[3]}, e[4] = {1, tg_t(g, x)->dims[1] - c0, d[2], d[3]};
+    *a = tg_tensor(g, 4, d), *b = tg_tensor(g, 4, e);
+    int l = tg_layer(g, IR_OP_SPLIT, &x, 1, *a);
+    IrLayer *L = &g->layers[l];
+    L->n_out = 2, L->out[1] = *b, L->attr.axis.axis = 1;
+    g->tensors[*b].producer = l;
+}
+
+/* Gather of x's channels by the shuffle of `groups` (as fuse_shuffle makes it) */
+static int tg_shuffle(IrGraph *g, int x, int64_t groups)
+{
+    int64_t c = tg_t(g, x)->dims[1], *idx;
+    int in[2] = {x, ir_const_add(g, "shuffle_idx", IR_DT_INT64, 1, &c, (void **)&idx)};
+    for (int64_t o = 0; o < c; o++)
+        idx[o] = o % groups * (c / groups) + o / groups;
+    int y = tg_same(g, x);
+    g->layers[tg_layer(g, IR_OP_GATHER, in, 2, y)].attr.axis.axis = 1;
+    return y;
+}
+
+/* ShuffleNet-like: Split, Concat, shuffle, every other channel; then a
+ * Slice of rows and a Transpose (host layers) before the classifier */
+static IrGraph *tg_shufflenet(void)
+{
+    tg_counter = 0;
+    IrGraph *g = ir_graph_new("shufflenet-like");
+    int a, b, x = tg_conv(g, tg_input(g, 3, 16, 16), 16, 3, 2, 1);
+    tg_split(g, x, 6, &a, &b);
+    int y = tg_conv(g, tg_conv(g, b, 10, 1, 1, 1), 10, 3, 1, 10);
+    int cat_in[2] = {a, y};
+    int cat = tg_same(g, x);
+    g->layers[tg_layer(g, IR_OP_CONCAT, cat_in, 2, cat)].attr.axis.axis = 1;
+    x = tg_slice(g, tg_shuffle(g, cat, 2), 1, 1, 16, 2);            /* 8 channels */
+    x = tg_slice(g, tg_conv(g, x, 8, 1, 1, 1), 2, 0, 4, 1);         /* rows: the host */
+    int64_t td[4] = {1, 8, 8, 4};
+    int t = tg_tensor(g, 4, td);
+    IrAxesAttr *pa = &g->layers[tg_layer(g, IR_OP_TRANSPOSE, &x, 1, t)].attr.axes;
+    *pa = (IrAxesAttr){4, {0, 1, 3, 2}, false};
+    tg_output(g, tg_fc(g, tg_flatten(g, tg_gap(g, t)), 10));
+    return g;
+}
+
+static void test_channel_moves(void)
+{
+    IrGraph *g = tg_shufflenet();
+    PlanOptions o;
+    plan_options_default(&o);
+    IrDiag d;
+    diag_init(&d);
+    Plan p;
+    CHECK(plan_build(g, plan_device_find("zcu102"), &o, &p, &d) == 0);
+    int parts = 0, moves = 0;
+    for (int u = 0; u < p.n_units; u++) {
+        const PlanUnit *U = &p.units[u];
+        if (U->kind != PLAN_K_ELTWISE || U->elt != PLAN_ELT_MOVE)
+            continue;
+        moves++;
+        const IrLayer *L = &g->layers[U->layer];
+        PlanSemlLayer l;
+        CHECK_EQ_INT(plan_unit_seml_layers(&p, g, u, &l, 1), 1);
+        CHECK(U->out_t == L->out[U->part] && U->geo.f == U->mv.count && U->geo.c == U->mv.c_in);
+        if (L->op == IR_OP_SPLIT) {   /* one unit per part, at its channel offset */
+            CHECK(U->mv.coff == (U->part ? 6 : 0) && U->mv.count == (U->part ? 10 : 6) && U->mv.step == 1);
+            CHECK(l.g.c == U->mv.count && l.in_dense == false);
+            parts++;
+        } else if (L->op == IR_OP_GATHER) {
+            CHECK(U->mv.groups == 2 && U->mv.count == 16 && l.g.c == 16 && l.in_dense);
+        } else {   /* channels 1, 3, ..., 15: spans 15 input channels */
+            CHECK(U->mv.coff == 1 && U->mv.step == 2 && U->mv.count == 8 && l.g.c == 15 && l.g.f == 8 && !l.in_dense);
+        }
+    }
+    CHECK_EQ_INT(parts, 2);
+    CHECK_EQ_INT(moves, 4);
+    CHECK_EQ_INT(p.n_host, 2);   /* the Slice of rows and the Transpose */
+    for (int i = 0; i < p.n_host; i++) {
+        IrOp op = g->layers[p.host_layers[i]].op;
+        CHECK(op == IR_OP_TRANSPOSE || (op == IR_OP_SLICE && g->layers[p.host_layers[i]].attr.slice.axes[0] == 2));
+    }
+    plan_free(&p);
+    diag_free(&d);
+    static const int budgets[] = {256, 2048};
+    static const char *const targets[] = {"zcu102", "pynq-z2"};
+    plan_all(g, "shufflenet-like", budgets, 2, targets, 2);
+    ir_graph_free(g);
+}
+
 static void test_force_split(void)
 {
     IrGraph *g = tg_mobilenet(96, false);
@@ -384,6 +487,7 @@ int main(void)
     test_hand_built();
     test_hybrid_gain();
     test_force_split();
+    test_channel_moves();
     test_bad_options();
     test_unknown_shape();
     test_samples();

@@ -303,8 +303,76 @@ static void test_float_noop(void)
     ir_graph_free(g);
 }
 
+/* Split, Slice, Gather and Transpose of codes: integer layers that keep
+ * their input's scale (QK_MOVE), the program close to the float graph */
+static IrGraph *build_moves(void)
+{
+    IrGraph *g = ir_graph_new("moves.onnx");
+    uint32_t seed = 11;
+    int64_t in_dims[4] = {1, 3, 6, 6}, d3[4] = {1, 3, 6, 6}, d5[4] = {1, 5, 6, 6}, i3 = 3;
+    int t = tb_conv(g, "conv", tb_input(g, "x", 4, in_dims), 8, 3, 1, 1, 1, 1, &seed);
+    int sl = tb_layer(g, IR_OP_SPLIT, "split", &t, 1, 4, d3), a = tb_out(g, sl);
+    int b = ir_tensor_add(g, "split_out1", IR_DT_FLOAT, 4, d5);
+    g->layers[sl].n_out = 2, g->layers[sl].out[1] = b, g->layers[sl].attr.axis.axis = 1;
+    g->tensors[b].producer = sl;
+    int s = tb_out(g, tb_layer(g, IR_OP_SLICE, "slice", &b, 1, 4, d3));
+    g->layers[g->n_layers - 1].attr.slice = (IrSliceAttr){1, {1}, {0}, {5}, {2}};
+    int64_t *idx;
+    int gi[2] = {tb_binary(g, IR_OP_ADD, "add", a, s), ir_const_add(g, "idx", IR_DT_INT64, 1, &i3, (void **)&idx)};
+    idx[0] = 2, idx[1] = 0, idx[2] = 1;
+    int ga = tb_out(g, tb_layer(g, IR_OP_GATHER, "gather", gi, 2, 4, d3));
+    g->layers[g->n_layers - 1].attr.axis.axis = 1;
+    int tr = tb_out(g, tb_layer(g, IR_OP_TRANSPOSE, "transpose", &ga, 1, 4, d3));
+    g->layers[g->n_layers - 1].attr.axes = (IrAxesAttr){4, {0, 1, 3, 2}, false};
+    tb_output(g, tb_fc(g, "fc", tb_flatten(g, "flat", tr), 4, &seed));
+    return g;
+}
+
+static void test_moves(void)
+{
+    static const char *const precs[] = {"int8", "int16", "dfxp8"};
+    for (int k = 0; k < 3; k++) {
+        IrGraph *ref = build_moves(), *g = build_moves();
+        IrDiag d;
+        diag_init(&d);
+        float x[3 * 36], yf[4], yq[4], *outf = yf, *outq = yq;
+        for (int i = 0; i < 3 * 36; i++)
+            x[i] = (float)((i * 37) % 23 - 11) / 14.0f;   /* inside what calibration saw */
+        const float *in = x;
+        CHECK(pass_quant_eval(ref, &in, &outf, NULL, NULL, &d) == 0);
+        QuantOptions o;
+        pass_quant_options_init(&o);
+        CHECK(pass_quant_parse_prec(precs[k], &o.prec) == 0);
+        CHECK(pass_quantize_graph(g, &o, &d) > 0);
+        ir_graph_compact(g);
+        check_lowering(g, precs[k]);
+        CHECK(pass_quant_eval(g, &in, &outq, NULL, NULL, &d) == 0);
+        CHECK_MSG(rel_err(yq, yf, 4) < (k == 1 ? 0.01 : 0.1), "%s moves: relative error %g", precs[k], rel_err(yq, yf, 4));
+        int moves = 0;
+        for (int l = 0; l < g->n_layers; l++) {
+            const IrLayer *L = &g->layers[l];
+            QuantLayer q;
+            if (pass_quant_lower(g, l, &q, &d) || q.kind != QK_MOVE)
+                continue;
+            moves++;
+            const IrQuant *a = g->tensors[L->in[0]].quant;
+            for (int i = 0; i < L->n_out; i++) {
+                const IrQuant *b = g->tensors[L->out[i]].quant;
+                CHECK(b && b->scale[0] == a->scale[0] && b->zero[0] == a->zero[0] && b->bits == a->bits);
+            }
+        }
+        CHECK_EQ_INT(moves, 4);
+        if (d.n_errors)
+            diag_print(&d, stderr);
+        diag_free(&d);
+        ir_graph_free(ref);
+        ir_graph_free(g);
+    }
+}
+
 int main(void)
 {
+    test_moves();
     test_int8_structure();
     test_mish_table();
     test_precisions();
