@@ -49,6 +49,7 @@ typedef enum {
     IR_U_CONCAT,    /* along channels */
     IR_U_TABLE,     /* element-wise non-linear activation: an int8 table */
     IR_U_CLAMP,     /* Relu, Clip: the clamp of a requantization */
+    IR_U_MOVE,      /* whole channels moved (Split, Slice, Gather of channels: ir_chan_move) */
     IR_U_COUNT
 } IrUnit;
 
