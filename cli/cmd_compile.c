@@ -30,7 +30,7 @@
 
 static void compile_usage(FILE *f)
 {
-    fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host,report,hls,qdq,onnx] [--plan hybrid|seml|sesl] [--input-shape NAME=1,3,224,224]...\n"
+    fprintf(f, "usage: onnx2hls compile MODEL.onnx -o OUT [--emit host,report,hls,accel,qdq,onnx] [--plan hybrid|seml|sesl] [--input-shape NAME=1,3,224,224]...\n"
                "                        [--tb-input X.f32] [--embed-weights] [--heap-arena] [--quiet] [plan options] [pass options]\n"
                "  -o OUT           output folder; the host program goes to OUT/host\n"
                "  --emit LIST      what to generate, comma separated (default host,report, and\n"
@@ -38,6 +38,8 @@ static void compile_usage(FILE *f)
                "                   host (OUT/host), report (OUT/plan.json and OUT/report.html:\n"
                "                   the hybrid plan for --target), hls (OUT/hls: the accelerator's\n"
                "                   HLS C, testbench and Vitis HLS project; integer precisions),\n"
+               "                   accel (OUT/accel, with host and hls: the program that runs the\n"
+               "                   model on the accelerator, backends sim, xrt, baremetal),\n"
                "                   qdq (OUT/model.qdq.onnx), onnx (OUT/model.onnx: the pruned\n"
                "                   float model, same names)\n"
                "  --plan DESIGN    the design OUT/hls implements: hybrid (default, the planner's\n"
@@ -152,6 +154,7 @@ typedef struct {
     FeOptions fe;
     PassOptions passes;
     bool qdq;                /* --emit qdq */
+    bool accel;              /* --emit accel: the program on the accelerator (with host and hls) */
     int hls;                 /* --emit hls: 1 asked, 2 on by default (integer), 0 undecided, -1 off */
     const char *design;      /* --plan hybrid|seml|sesl */
     const char *tb_input;    /* --tb-input FILE */
@@ -175,12 +178,15 @@ static int parse_emit(CompileArgs *a, const char *list)
             a->qdq = true;
         } else if (n == 3 && !strncmp(p, "hls", 3)) {
             a->hls = 1;
+        } else if (n == 5 && !strncmp(p, "accel", 5)) {
+            a->accel = a->host = true;
+            a->hls = 1;
         } else if (n == 4 && !strncmp(p, "onnx", 4)) {
             a->onnx = true;
         } else if (n == 6 && !strncmp(p, "report", 6)) {
             a->report = a->report_asked = true;
         } else if (n) {
-            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host, report, hls, qdq, onnx)\n",
+            fprintf(stderr, "onnx2hls compile: --emit '%.*s' is not available (this build emits: host, report, hls, accel, qdq, onnx)\n",
                     (int)n, p);
             return -1;
         }
@@ -370,9 +376,13 @@ static int write_hls(CompileArgs *a, IrGraph *g, const char *tmp, IrDiag *d)
                                                                                                 : &p.hybrid;
     char dir[PATH_MAX + 32];
     snprintf(dir, sizeof dir, "%s/hls", tmp);
-    CgHlsOptions ho = {NULL, NULL, NULL, a->tb_input, NULL};
+    char adir[PATH_MAX + 32];
+    snprintf(adir, sizeof adir, "%s/accel", tmp);
+    CgHlsOptions ho = {NULL, NULL, NULL, a->tb_input, NULL, a->accel ? adir : NULL};
     CgHlsReport hr;
     int rc = cg_hls_emit(g, &p, design, &ho, dir, &hr, d);
+    if (rc == 0 && !a->quiet && a->accel)
+        printf("onnx2hls: wrote %s/accel (the model on its accelerator: make; ./accel --help)\n", a->out);
     if (rc == 0 && !a->quiet)
         printf("onnx2hls: wrote %s/hls (%s design, split %d: %d SESL processes, %d SEML layers, %d engine files;\n"
                "  DRAM arena %lld bytes, weight image %lld bytes, SESL ROM %lld bytes)\n",
@@ -496,7 +506,7 @@ int cmd_compile(int argc, char **argv)
     made_tmp = rc == 0;
     if (rc == 0 && emit_all(&a, g, tmp, &rep, &d))
         rc = 2;
-    const char *parts[6];
+    const char *parts[7];
     int n_parts = 0;
     if (a.report) {
         parts[n_parts++] = "plan.json";
@@ -506,6 +516,8 @@ int cmd_compile(int argc, char **argv)
         parts[n_parts++] = "host";
     if (a.hls > 0)
         parts[n_parts++] = "hls";
+    if (a.accel && a.hls > 0)
+        parts[n_parts++] = "accel";
     if (a.qdq)
         parts[n_parts++] = "model.qdq.onnx";
     if (a.onnx)

@@ -12,6 +12,8 @@
  *               arithmetic, from the compiler's evaluator), the plan's
  *               cycles per layer
  *   run_hls.tcl, hls_config.cfg, Makefile, README.md
+ * and, when asked (accel_dir), the program that runs the model on this
+ * accelerator with its host layers on the CPU (OUT/accel, docs/hls.md).
  *
  * Input: a graph after the quantize pass (every accelerated layer integer,
  * 8-bit), the plan built on that graph and the design to realize
@@ -35,6 +37,8 @@ typedef struct {
     const float *tb_input;      /* the testbench's float input (graph input order, concatenated); NULL: */
     const char *tb_input_path;  /*   read from this file; both NULL: a fixed pseudo-random input */
     const char *part;           /* FPGA part for the project files; NULL: from the device */
+    const char *accel_dir;      /* also write the model's program on its accelerator there
+                                   (OUT/accel: frame tables, runtime, builds); NULL: not */
 } CgHlsOptions;
 
 typedef struct {

@@ -132,7 +132,7 @@ int cg_hls_emit(IrGraph *g, const Plan *p, const PlanDesign *design, const CgHls
     if (rc == 0)
         rc = make_dirs(&a, dir) || copy_common(&a, &o, dir) || cg_hls_write_engines(&a, &o, dir) ||
              cg_hls_write_top(&a, dir) || cg_hls_write_desc(&a, dir) || cg_hls_write_tb(&a, &o, dir) ||
-             cg_hls_write_project(&a, &o, dir) ? -1 : 0;
+             cg_hls_write_project(&a, &o, dir) || (o.accel_dir && cg_hls_write_accel(&a, &o, o.accel_dir)) ? -1 : 0;
     if (rc == 0 && cg_hls_lint_dir(dir, NULL, d) != 0) {   /* what we write must be synthesizable */
         diag_error(d, dir, NULL, NULL, "accelerator: the generated HLS C breaks the lint's rules (above)");
         rc = -1;

@@ -112,6 +112,8 @@ int cg_accel_sesl(CgAccel *a);
 int cg_accel_seml(CgAccel *a);
 int cg_accel_build(CgAccel *a, IrGraph *g, const Plan *p, const PlanDesign *d, IrDiag *diag);
 void cg_accel_free(CgAccel *a);
+/* per IR layer: the plan unit it belongs to, -1 (malloc'd) */
+int *cg_units_by_layer(const CgAccel *a);
 /* The accelerated tensor t resolves to (through views), and its NHWC dims. */
 int cg_accel_resolve(const CgAccel *a, int t);
 void cg_accel_dims(const CgAccel *a, int t, int64_t *h, int64_t *w, int64_t *c);
@@ -153,6 +155,8 @@ int cg_hls_write_top(CgAccel *a, const char *dir);
 int cg_hls_write_desc(CgAccel *a, const char *dir);
 int cg_hls_write_tb(CgAccel *a, const CgHlsOptions *o, const char *dir);
 int cg_hls_write_project(CgAccel *a, const CgHlsOptions *o, const char *dir);
+/* OUT/accel (hls_accel_files.c) */
+int cg_hls_write_accel(CgAccel *a, const CgHlsOptions *o, const char *dir);
 
 /* a name from the model inside a C comment (nothing can close it early) */
 void cg_hls_comment_text(FILE *f, const char *s);

@@ -379,7 +379,7 @@ static int check_units(CgAccel *a)
     return a->errors ? -1 : 0;
 }
 
-static int *units_by_layer(const CgAccel *a)
+int *cg_units_by_layer(const CgAccel *a)
 {
     int *ub = malloc(sizeof(int) * ((size_t)a->g->n_layers + 1));
     if (!ub)
@@ -413,7 +413,7 @@ int cg_accel_build(CgAccel *a, IrGraph *g, const Plan *p, const PlanDesign *d, I
         a->engine_inst[e] = -1;
     if (lower_all(a) || check_units(a))
         return -1;
-    int *ub = units_by_layer(a);
+    int *ub = cg_units_by_layer(a);
     dram_plan(a, ub);
     dram_inputs(a, ub);
     free(ub);
@@ -425,7 +425,7 @@ int cg_accel_build(CgAccel *a, IrGraph *g, const Plan *p, const PlanDesign *d, I
     dram_layout(a);
     if (cg_accel_seml(a))
         return -1;
-    ub = units_by_layer(a);
+    ub = cg_units_by_layer(a);
     schedule(a, ub);
     free(ub);
     return a->errors ? -1 : 0;

@@ -13,10 +13,13 @@
  *                               reader, the SESL writer, the SEML reads and
  *                               writes each get their own AXI port)
  *   wimg, desc                  the SEML weight image and descriptor table
- *   pp                          which copy of the boundary area this frame's
- *                               SESL part writes and SEML part reads
- *   run_sesl, first, last       run the SESL part; run SEML descriptors
- *                               [first, last) (host layers run in between)
+ *   pp                          which copy of the boundary area the SEML part
+ *                               reads
+ *   run_sesl                    0: no SESL part; 1 + k: run the SESL part
+ *                               into copy k (so one call can run the SESL part
+ *                               of frame i+1 beside the SEML part of frame i)
+ *   first, last                 run SEML descriptors [first, last) (host
+ *                               layers run in between calls)
  */
 #include "hls_internal.h"
 
@@ -113,8 +116,11 @@ int cg_hls_write_accel_h(CgAccel *a, const char *dir)
     }
     fprintf(f, "\nvoid o2h_top(const int8_t *fm_in, int8_t *fm_bnd, const int8_t *fm_r, int8_t *fm_w, const int8_t *wimg,\n"
                "             const int32_t *desc, int32_t pp, int32_t run_sesl, int32_t first, int32_t last);\n\n");
-    fprintf(f, "#ifndef __SYNTHESIS__\n/* A frame's steps in order (host runtimes): {0, host layer's index in\n"
-               " * the host program's graph, 0} | {1 (the SESL part), 0, 0} | {2, first, last SEML descriptor} */\n"
+    fprintf(f, "#ifndef __SYNTHESIS__\n/* A frame's steps in order (host runtimes; OUT/accel/accel_model.c adds\n"
+               " * the copies each step needs): {0, host layer's index in the host\n"
+               " * program's graph, 0} | {1 (the SESL part), 0, 0} | {2, first, last SEML\n"
+               " * descriptor}. o2h_top: run_sesl 0 runs no SESL part, 1 + k runs it into\n"
+               " * boundary copy k; the SEML part reads copy pp. */\n"
                "#define O2H_N_STEPS %d\nstatic const int32_t o2h_steps[%d][3] = {\n", a->n_seg, a->n_seg > 0 ? a->n_seg : 1);
     for (int i = 0; i < a->n_seg; i++) {
         const CgSegment *sg = &a->seg[i];
@@ -220,8 +226,9 @@ static void write_sesl(FILE *f, const CgAccel *a)
     for (int i = 0; i < a->net.n_procs; i++)
         sesl_call(f, a, i);
     sesl_taps(f, a);
-    fprintf(f, "}\n\nstatic void o2h_sesl_task(const int8_t *fm_in, int8_t *fm_bnd, int32_t pp, int32_t run)\n{\n"
-               "    if (run)\n        o2h_sesl(fm_in, fm_bnd, pp ? O2H_BND_STRIDE : 0);\n}\n\n");
+    fprintf(f, "}\n\n/* run_sesl: 0 none, 1 + k into boundary copy k */\n"
+               "static void o2h_sesl_task(const int8_t *fm_in, int8_t *fm_bnd, int32_t run_sesl)\n{\n"
+               "    if (run_sesl)\n        o2h_sesl(fm_in, fm_bnd, run_sesl == 2 ? O2H_BND_STRIDE : 0);\n}\n\n");
 }
 
 /* ----------------------------------------------------------------- SEML */
@@ -298,7 +305,7 @@ int cg_hls_write_top(CgAccel *a, const char *dir)
     for (int i = 0; i < 11; i++)
         fprintf(f, "#pragma HLS INTERFACE s_axilite port=%s bundle=control\n", scalars[i]);
     if (a->have_net)
-        fprintf(f, "#pragma HLS DATAFLOW\n    o2h_sesl_task(fm_in, fm_bnd, pp, run_sesl);\n");
+        fprintf(f, "#pragma HLS DATAFLOW\n    o2h_sesl_task(fm_in, fm_bnd, run_sesl);\n");
     else
         fprintf(f, "    (void)fm_in, (void)fm_bnd, (void)run_sesl;\n");
     fprintf(f, "    o2h_seml(desc, wimg, fm_r, fm_w, pp, first, last);\n}\n");

@@ -414,17 +414,11 @@ static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pa
           "    return st;\n}\n\n", f);
 }
 
-static void write_run(CgHost *h, FILE *f, const char *run_body)
+/* run: model_run_layer, model_tensor and model_run (emit_phase) */
+static void write_run(FILE *f, const char *run)
 {
-    const IrGraph *g = h->g;
-    fputs("int model_run(const void *const *in, void *const *out)\n{\n"
-          "    if (!g_ready || !in || !out)\n        return O2H_ERR_ARG;\n", f);
-    fprintf(f, "    for (int i = 0; i < %d; i++)\n        if (!in[i])\n            return O2H_ERR_ARG;\n"
-               "    for (int i = 0; i < %d; i++)\n        if (!out[i])\n            return O2H_ERR_ARG;\n",
-            g->n_inputs, g->n_outputs);
-    fputs(run_body, f);
-    fputs("    return O2H_OK;\n}\n\n"
-          "const char *model_status_str(int status)\n{\n"
+    fputs(run, f);
+    fputs("const char *model_status_str(int status)\n{\n"
           "    return o2h_status_str((O2hStatus)status);\n}\n", f);
 }
 
@@ -489,7 +483,7 @@ static int write_model_c(CgHost *h, const char *path, const char *decl, const ch
     fputs("\n", f);
     write_casts(h, f);
     write_init(h, f, init, pack);
-    write_run(h, f, run);
+    write_run(f, run);
     int rc = ferror(f) ? -1 : 0;
     if (fclose(f))
         rc = -1;
@@ -526,6 +520,7 @@ static int write_model_h(CgHost *h, const char *path)
     fputs("#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n"
           "#define MODEL_ALIGNED _Alignas(64)\n#else\n#define MODEL_ALIGNED\n#endif\n\n", f);
     fprintf(f, "#define MODEL_NUM_INPUTS %d\n#define MODEL_NUM_OUTPUTS %d\n", g->n_inputs, g->n_outputs);
+    fprintf(f, "#define MODEL_NUM_LAYERS %d   /* layers of the compiler's graph (model_run_layer) */\n", g->n_layers);
     fprintf(f, "/* Peak activation memory: the static arena holding every activation and\n"
                " * kernel scratch buffer, reused across layers by the compiler's plan\n"
                " * (lower bound, most bytes live at one step: %lld). */\n"
@@ -573,6 +568,13 @@ static int write_model_h(CgHost *h, const char *path)
           " * NCHW (onnx2hls verify --hls compares the accelerator with them). NULL: off. */\n"
           "typedef void (*ModelTap)(void *ctx, int tensor, const void *data, size_t bytes);\n"
           "void model_set_tap(ModelTap fn, void *ctx);\n"
+          "/* For a program that runs some layers elsewhere (OUT/accel: the\n"
+          " * accelerator's host runtime): run layer 0..MODEL_NUM_LAYERS-1 of the\n"
+          " * compiler's graph alone (model_run runs them all in order; a layer with\n"
+          " * no code does nothing), and the address of tensor t's data in this\n"
+          " * program's memory (NULL for a constant or a tensor it does not hold). */\n"
+          "int model_run_layer(int layer, const void *const *inputs);\n"
+          "void *model_tensor(int tensor, const void *const *inputs);\n"
           "const char *model_status_str(int status);\n"
           "size_t model_pool_floats(void);   /* pool floats this build needs (after init) */\n\n#endif\n", f);
     int rc = ferror(f) ? -1 : 0;
@@ -599,34 +601,96 @@ static void emit_taps(CgHost *h, int l)
     }
 }
 
+/* a layer's code as one case of model_run_layer's switch */
+static void put_case(FILE *f, int l, const char *body)
+{
+    fprintf(f, "    case %d: {\n", l);
+    for (const char *p = body + (body[0] == '\n'); *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) + 1 : strlen(p);
+        fprintf(f, "%s%.*s", n > 1 ? "    " : "", (int)n, p);
+        p += n;
+    }
+    fputs("        break;\n    }\n", f);
+}
+
+/* Each layer's code, one case per layer, into run (phase 1). */
+static int emit_layers(CgHost *h, FILE *run)
+{
+    int rc = 0;
+    for (int l = 0; l < h->g->n_layers; l++) {
+        char *body = NULL;
+        size_t n = 0;
+        if (!(h->run = open_memstream(&body, &n)))
+            return -1;
+        if (cg_host_layer(h, l))
+            rc = -1;
+        else
+            emit_taps(h, l);
+        fclose(h->run);
+        if (n)
+            put_case(run, l, body);
+        free(body);
+    }
+    h->run = NULL;
+    return rc;
+}
+
+/* model_tensor: where each tensor the program holds in the arena or
+ * reads from the caller lives (the accelerator runtime's transfers) */
+static void emit_tensor_table(CgHost *h, FILE *run)
+{
+    fputs("void *model_tensor(int tensor, const void *const *in)\n{\n"
+          "    (void)in;\n    switch (tensor) {\n", run);
+    for (int t = 0; t < h->g->n_tensors; t++) {
+        const CgBuffer *b = cg_mem_buffer(&h->plan, t);
+        if (b && (b->store == CG_STORE_ARENA || b->store == CG_STORE_INPUT))
+            fprintf(run, "    case %d:\n        return (void *)%s;\n", t, cg_ptr(h, t));
+    }
+    fputs("    default:\n        return NULL;\n    }\n}\n\n", run);
+}
+
+static void emit_model_run(CgHost *h, FILE *run)
+{
+    const IrGraph *g = h->g;
+    fputs("int model_run(const void *const *in, void *const *out)\n{\n"
+          "    if (!g_ready || !in || !out)\n        return O2H_ERR_ARG;\n", run);
+    fprintf(run, "    for (int i = 0; i < %d; i++)\n        if (!in[i])\n            return O2H_ERR_ARG;\n"
+                 "    for (int i = 0; i < %d; i++)\n        if (!out[i])\n            return O2H_ERR_ARG;\n"
+                 "    for (int l = 0; l < MODEL_NUM_LAYERS; l++)\n        model_run_layer(l, in);\n"
+                 "\n    /* outputs */\n",
+            g->n_inputs, g->n_outputs);
+    for (int i = 0; i < g->n_outputs; i++) {
+        int t = g->outputs[i];
+        fprintf(run, "    memcpy(out[%d], %s, %zu);\n", i, cg_ptr(h, t), ir_tensor_nbytes(&g->tensors[t]));
+    }
+    fputs("    return O2H_OK;\n}\n\n", run);
+}
+
+/* model_run_layer (one case per layer that has code), model_tensor, model_run */
 static int emit_phase(CgHost *h, char **decl, char **init, char **pack, char **run)
 {
     size_t n1, n2, n3, n4;
     h->decl = open_memstream(decl, &n1);
     h->init = open_memstream(init, &n2);
     h->pack = open_memstream(pack, &n3);
-    h->run = open_memstream(run, &n4);
-    if (!h->decl || !h->init || !h->pack || !h->run)
+    FILE *f = open_memstream(run, &n4);
+    if (!h->decl || !h->init || !h->pack || !f)
         return -1;
     h->phase = 1;
     h->n_calls = 0;
-    int rc = 0;
-    for (int l = 0; l < h->g->n_layers; l++) {
-        if (cg_host_layer(h, l))
-            rc = -1;
-        else
-            emit_taps(h, l);
-    }
-    cg_emit(h, h->run, "\n    /* outputs */\n");
-    for (int i = 0; i < h->g->n_outputs; i++) {
-        int t = h->g->outputs[i];
-        cg_emit(h, h->run, "    memcpy(out[%d], %s, %zu);\n", i, cg_ptr(h, t), ir_tensor_nbytes(&h->g->tensors[t]));
-    }
+    fputs("int model_run_layer(int layer, const void *const *in)\n{\n"
+          "    if (!g_ready || !in || layer < 0 || layer >= MODEL_NUM_LAYERS)\n        return O2H_ERR_ARG;\n"
+          "    switch (layer) {\n", f);
+    int rc = emit_layers(h, f);
+    fputs("    default:\n        break;\n    }\n    return O2H_OK;\n}\n\n", f);
+    emit_tensor_table(h, f);
+    emit_model_run(h, f);
     fclose(h->decl);
     fclose(h->init);
     fclose(h->pack);
-    fclose(h->run);
-    h->decl = h->init = h->pack = h->run = NULL;
+    fclose(f);
+    h->decl = h->init = h->pack = NULL;
     return rc;
 }
 

@@ -124,7 +124,7 @@ static void frame(int8_t *fm, const int8_t *wimg, const int32_t *desc, int pp)
             memcpy(fm + tb_tensors[i].off, golden[i], (size_t)tensor_bytes(&tb_tensors[i]));
     reset_counters();
     if (TB_HAS_SESL)
-        o2h_top(fm, fm, fm, fm, wimg, desc, pp, 1, 0, 0);
+        o2h_top(fm, fm, fm, fm, wimg, desc, pp, 1 + pp, 0, 0);
     o2h_top(fm, fm, fm, fm, wimg, desc, pp, 0, 0, O2H_N_DESC);
     for (int i = 0; i < TB_N_TENSORS; i++) {
         const TbTensor *t = &tb_tensors[i];
