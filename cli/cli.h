@@ -1,7 +1,8 @@
 /* cli.h - subcommands of the onnx2hls driver, one file each (cli/cmd_*.c),
- * and the option helpers they share (cli/args.c). Each command takes argv
- * with argv[0] = the command name and returns the exit code:
- * 0 ok, 1 verification failed or lint findings, 2 bad input or usage. */
+ * the option helpers they share (cli/args.c) and the driver of the option
+ * tables (cli/options.c, ir/option.h): the only code that reads argv. Each
+ * command takes argv with argv[0] = the command name and returns the exit
+ * code: 0 ok, 1 verification failed or lint findings, 2 bad input or usage. */
 #ifndef ONNX2HLS_CLI_H
 #define ONNX2HLS_CLI_H
 
