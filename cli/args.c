@@ -1,5 +1,5 @@
 /* args.c - option parsing shared by the subcommands (--input-shape,
- * --precision), so every command accepts the same spellings and gives the
+ * --bind, --precision), so every command accepts the same spellings and gives the
  * same messages. */
 #include "cli.h"
 #include "passes/quant/quant.h"
@@ -19,6 +19,20 @@ int cli_add_input_shape(FeOptions *opt, const char *spec)
         return -1;
     }
     opt->n_shapes++;
+    return 0;
+}
+
+int cli_add_bind(FeOptions *opt, const char *spec)
+{
+    if (opt->n_binds >= IR_MAX_IO) {
+        fprintf(stderr, "onnx2hls: too many --bind options\n");
+        return -1;
+    }
+    if (fe_parse_bind(spec, &opt->binds[opt->n_binds]) != 0) {
+        fprintf(stderr, "onnx2hls: bad --bind '%s' (expected NAME=FILE: a .pb TensorProto or raw data)\n", spec);
+        return -1;
+    }
+    opt->n_binds++;
     return 0;
 }
 

@@ -26,6 +26,8 @@ int cmd_sweep(int argc, char **argv);
 
 /* --input-shape NAME=d0,d1,... appended to opt; -1 (message printed) if bad */
 int cli_add_input_shape(FeOptions *opt, const char *spec);
+/* --bind NAME=FILE appended to opt; -1 (message printed) if bad */
+int cli_add_bind(FeOptions *opt, const char *spec);
 /* float|int8|int16|dfxp8|dfxp12|dfxp14|dfxp16; -1 (message printed) if unknown */
 int cli_parse_precision(const char *s, IrPrecision *prec, int *bits);
 /* the value after option argv[*i], advancing *i; NULL (message printed) if missing */

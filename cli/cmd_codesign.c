@@ -39,6 +39,7 @@ static void usage(FILE *f)
             "  --uniform R         measure uniform pruning by R only (with --no-recover: plain L1)\n"
             "  --no-recover        L1 ranking, no least-squares refit\n"
             "  --input-shape NAME=DIMS  bind a dynamic input\n"
+            "  --bind NAME=FILE  give a graph input a value (it becomes a constant)\n"
             "  --quiet             no progress on stderr\n"
             "plan options (the fixed budget):\n");
     cli_plan_usage(f);
@@ -100,7 +101,7 @@ static int value_option(Args *a, int argc, char **argv, int *i)
     static const char *names[] = {"--val", "--val-labels", "--calib", "-o", "--target-speedup",
                                   "--max-accuracy-drop", "--ratios", "--objective", "--precision",
                                   "--precisions", "--front-speedup", "--step", "--max-ratio",
-                                  "--search-images", "--calib-inputs", "--uniform", "--input-shape"};
+                                  "--search-images", "--calib-inputs", "--uniform", "--input-shape", "--bind"};
     const char *o = argv[*i], *v;
     size_t k = 0;
     while (k < sizeof names / sizeof names[0] && strcmp(o, names[k]))
@@ -135,7 +136,8 @@ static int value_option(Args *a, int argc, char **argv, int *i)
     case 13: return num(v, 1, 1e7, &x) ? -1 : (c->search_images = (int)x, 1);
     case 14: return num(v, 1, 1e7, &x) ? -1 : (c->calib_max = (int)x, 1);
     case 15: a->goal = true; return num(v, 0.01, 0.95, &c->uniform) ? -1 : 1;
-    default: return cli_add_input_shape(&c->fe, v) ? -1 : 1;
+    case 16: return cli_add_input_shape(&c->fe, v) ? -1 : 1;
+    default: return cli_add_bind(&c->fe, v) ? -1 : 1;
     }
 }
 

@@ -49,6 +49,9 @@ static void compile_usage(FILE *f)
                "                   (raw float32, its first image; default: a fixed pseudo-random\n"
                "                   input)\n"
                "  --input-shape    bind the dims of a graph input (needed for dynamic dims)\n"
+               "  --bind NAME=FILE give graph input NAME a value (a .pb TensorProto, or raw data of\n"
+               "                   its declared type and shape): it becomes a constant, for ops that\n"
+               "                   need a shape, axes, scales... known at compile time\n"
                "  --embed-weights  weights as const C arrays (weights.c) instead of weights.bin,\n"
                "                   for targets without a file system\n"
                "  --heap-arena     the activation arena, kernel pool and weight buffer taken with\n"
@@ -236,6 +239,8 @@ static int parse_option(CompileArgs *a, int argc, char **argv, int *i)
         return parse_emit(a, s + 7) ? -1 : 1;
     if (!strcmp(s, "--input-shape"))
         return (v = cli_value(argc, argv, i)) && !cli_add_input_shape(&a->fe, v) ? 1 : -1;
+    if (!strcmp(s, "--bind"))
+        return (v = cli_value(argc, argv, i)) && !cli_add_bind(&a->fe, v) ? 1 : -1;
     if (!strcmp(s, "--plan"))
         return parse_design(a, argc, argv, i);
     if (!strcmp(s, "--tb-input"))

@@ -14,6 +14,8 @@ static void inspect_usage(FILE *f)
     fprintf(f, "usage: onnx2hls inspect MODEL.onnx [--input-shape NAME=1,3,224,224]... [--json]\n"
                "                        [--precision float|int8|int16|dfxp8|dfxp12|dfxp14|dfxp16]\n"
                "  --input-shape  bind the dims of a graph input (needed when the model has dynamic dims)\n"
+               "  --bind NAME=FILE  give graph input NAME a value (a .pb TensorProto or raw data):\n"
+               "                 it becomes a constant\n"
                "  --json         print the layer DAG as JSON instead of a table\n"
                "  --precision    word size used for the IFM/OFM/weight byte columns (default float)\n"
                "pass options (the table then shows the graph after the passes):\n");
@@ -61,6 +63,9 @@ int cmd_inspect(int argc, char **argv)
             json = 1;
         } else if (!strcmp(a, "--input-shape")) {
             if (!(v = cli_value(argc, argv, &i)) || cli_add_input_shape(&opt, v))
+                return 2;
+        } else if (!strcmp(a, "--bind")) {
+            if (!(v = cli_value(argc, argv, &i)) || cli_add_bind(&opt, v))
                 return 2;
         } else if (!strcmp(a, "--precision")) {
             if (!(v = cli_value(argc, argv, &i)) || cli_parse_precision(v, &prec, &bits))

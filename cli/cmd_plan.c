@@ -24,6 +24,7 @@ static void plan_usage(FILE *f)
     fprintf(f, "usage: onnx2hls plan MODEL.onnx [--target BOARD | --device-file FILE.json] [--pe-budget N]\n"
                "                     [--clock MHZ] [--bandwidth GBPS] [--precision P] [--split N]\n"
                "                     [--resource-frac F] [--mem-budget KIB] [--input-shape NAME=1,3,224,224]...\n"
+               "                     [--bind NAME=FILE]...\n"
                "                     [--json] [--report FILE.html] [--simulate]\n");
     cli_plan_usage(f);
     fprintf(f, "  --precision      float|int8|int16|dfxp8|dfxp12|dfxp14|dfxp16 for layers the graph leaves\n"
@@ -54,7 +55,7 @@ static int parse_opt(PlanArgs *a, int argc, char **argv, int *i)
     }
     if ((r = cli_plan_parse_option(&a->plan, argc, argv, i)) != 0)
         return r < 0 ? -1 : 0;
-    if (strcmp(o, "--report") && strcmp(o, "--precision") && strcmp(o, "--input-shape")) {
+    if (strcmp(o, "--report") && strcmp(o, "--precision") && strcmp(o, "--input-shape") && strcmp(o, "--bind")) {
         fprintf(stderr, "onnx2hls plan: unknown option '%s'\n", o);
         return -1;
     }
@@ -66,7 +67,7 @@ static int parse_opt(PlanArgs *a, int argc, char **argv, int *i)
     }
     if (!strcmp(o, "--precision"))
         return cli_parse_precision(v, &a->plan.po.prec, &a->plan.po.bits);
-    return cli_add_input_shape(&a->fe, v);
+    return !strcmp(o, "--bind") ? cli_add_bind(&a->fe, v) : cli_add_input_shape(&a->fe, v);
 }
 
 static int parse_args(PlanArgs *a, int argc, char **argv)

@@ -242,6 +242,29 @@ static void shape_arg(const VTensor *t, char *buf, size_t n)
         k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? "," : "", (long long)t->dims[d]);
 }
 
+/* Each file a regular file of exactly its tensor's size, before anything
+ * is built (what: "input" or "reference"). */
+static int check_sizes(const VTensor *ts, char **paths, int n, const char *what)
+{
+    int rc = 0;
+    IrDiag d;
+    diag_init(&d);
+    for (int i = 0; i < n && rc == 0; i++) {
+        const VTensor *t = &ts[i];
+        uint64_t want = (uint64_t)t->elems * t->elem_size, size = 0;
+        rc = sf_check(paths[i], &SF_TENSOR_DATA, &size, &d);
+        if (rc == 0 && size != want) {
+            diag_error(&d, paths[i], NULL, NULL, "%llu bytes, but %s '%s' (%s, %lld values) needs %llu",
+                       (unsigned long long)size, what, t->name, t->dtype, (long long)t->elems,
+                       (unsigned long long)want);
+            rc = -1;
+        }
+    }
+    diag_print(&d, stderr);
+    diag_free(&d);
+    return rc;
+}
+
 /* Reference outputs from ONNX Runtime into tmp/ref<i>.bin. */
 static int run_ort(const VModel *m, const char *tmp, char **inputs, char refs[][4200])
 {
@@ -257,7 +280,8 @@ static int run_ort(const VModel *m, const char *tmp, char **inputs, char refs[][
         return -2;
     }
     char spec[2 * MAX_IO][300], log[4200];
-    char *argv[6 * MAX_IO + 8];
+    static char bound[MAX_IO][4200];
+    char *argv[11 * MAX_IO + 8], *bpaths[MAX_IO];
     int n = 0;
     argv[n++] = "node";
     argv[n++] = script;
@@ -268,6 +292,20 @@ static int run_ort(const VModel *m, const char *tmp, char **inputs, char refs[][
         argv[n++] = (char *)m->mf.in[i].name;
         argv[n++] = spec[i];
         argv[n++] = inputs[i];
+    }
+    for (int i = 0; i < m->mf.n_bound; i++) {   /* the original model still takes them */
+        const VTensor *t = &m->mf.bound[i];
+        snprintf(bound[i], sizeof bound[i], "%s/%s", m->dir, t->file);
+        bpaths[i] = bound[i];
+        shape_arg(t, spec[MAX_IO + i], sizeof spec[MAX_IO + i]);
+        argv[n++] = "--input";
+        argv[n++] = t->name;
+        argv[n++] = spec[MAX_IO + i];
+        argv[n++] = bound[i];
+    }
+    if (check_sizes(m->mf.bound, bpaths, m->mf.n_bound, "bound input")) {
+        free(script);
+        return -1;
     }
     for (int i = 0; i < m->mf.n_out; i++) {
         snprintf(refs[i], 4200, "%s/ref%d.bin", tmp, i);
@@ -353,28 +391,6 @@ static int check_output(const VTensor *t, const char *out, const char *ref, doub
     return rc;
 }
 
-/* Each file a regular file of exactly its tensor's size, before anything
- * is built (what: "input" or "reference"). */
-static int check_sizes(const VTensor *ts, char **paths, int n, const char *what)
-{
-    int rc = 0;
-    IrDiag d;
-    diag_init(&d);
-    for (int i = 0; i < n && rc == 0; i++) {
-        const VTensor *t = &ts[i];
-        uint64_t want = (uint64_t)t->elems * t->elem_size, size = 0;
-        rc = sf_check(paths[i], &SF_TENSOR_DATA, &size, &d);
-        if (rc == 0 && size != want) {
-            diag_error(&d, paths[i], NULL, NULL, "%llu bytes, but %s '%s' (%s, %lld values) needs %llu",
-                       (unsigned long long)size, what, t->name, t->dtype, (long long)t->elems,
-                       (unsigned long long)want);
-            rc = -1;
-        }
-    }
-    diag_print(&d, stderr);
-    diag_free(&d);
-    return rc;
-}
 
 /* ------------------------------------------------------------- main */
 

@@ -68,6 +68,7 @@ typedef struct {
     int64_t dims[CG_MANIFEST_MAX_RANK];
     int64_t elems;             /* product of dims; elems * elem_size <= CG_MANIFEST_MAX_BYTES */
     size_t elem_size;
+    char file[32];             /* "bound": its value beside model.json ("bound<i>.bin"); else "" */
 } CgManifestTensor;
 
 typedef struct {
@@ -75,6 +76,8 @@ typedef struct {
     bool embedded;             /* weights.c (no weights.bin) */
     CgManifestTensor in[CG_MANIFEST_MAX_IO], out[CG_MANIFEST_MAX_IO];
     int n_in, n_out;
+    CgManifestTensor bound[CG_MANIFEST_MAX_IO];   /* inputs bound to values (--bind), optional */
+    int n_bound;
 } CgManifest;
 
 /* Parse text (len bytes) / read path (bounded, ir/sidefile.h). 0 ok; -1

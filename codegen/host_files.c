@@ -281,17 +281,54 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+static void json_shape(FILE *f, const int64_t *dims, int rank)
+{
+    fputc('[', f);
+    for (int d = 0; d < rank; d++)
+        fprintf(f, "%s%lld", d ? ", " : "", (long long)dims[d]);
+    fputc(']', f);
+}
+
 static void json_tensors(FILE *f, const IrGraph *g, const int *ts, int n)
 {
     for (int i = 0; i < n; i++) {
         const IrTensor *T = &g->tensors[ts[i]];
         fputs("    {\"name\": ", f);
         json_string(f, T->name);
-        fprintf(f, ", \"dtype\": \"%s\", \"shape\": [", ir_dtype_name(T->dtype));
-        for (int d = 0; d < T->rank; d++)
-            fprintf(f, "%s%lld", d ? ", " : "", (long long)T->dims[d]);
-        fprintf(f, "]}%s\n", i + 1 < n ? "," : "");
+        fprintf(f, ", \"dtype\": \"%s\", \"shape\": ", ir_dtype_name(T->dtype));
+        json_shape(f, T->dims, T->rank);
+        fprintf(f, "}%s\n", i + 1 < n ? "," : "");
     }
+}
+
+/* The inputs bound to values (--bind): bound<i>.bin beside model.json, raw
+ * little-endian, so that verify feeds them to ONNX Runtime running the
+ * original model, which still takes them as inputs. */
+static int json_bound(FILE *f, const IrGraph *g, const char *dir)
+{
+    int rc = 0;
+    fputs(",\n  \"bound\": [\n", f);
+    for (int i = 0; i < g->n_bound; i++) {
+        const IrBound *b = &g->bound[i];
+        char file[32];
+        snprintf(file, sizeof file, "bound%d.bin", i);
+        int64_t n = 1;
+        for (int d = 0; d < b->rank; d++)
+            n *= b->dims[d];
+        FILE *o = open_in(dir, file);
+        size_t bytes = (size_t)n * ir_dtype_size(b->dtype);
+        if (!o || fwrite(b->data, 1, bytes, o) != bytes)
+            rc = -1;
+        if (o && finish(o))
+            rc = -1;
+        fputs("    {\"name\": ", f);
+        json_string(f, b->name);
+        fprintf(f, ", \"dtype\": \"%s\", \"shape\": ", ir_dtype_name(b->dtype));
+        json_shape(f, b->dims, b->rank);
+        fprintf(f, ", \"file\": \"%s\"}%s\n", file, i + 1 < g->n_bound ? "," : "");
+    }
+    fputs("  ]", f);
+    return rc;
 }
 
 int cg_host_write_json(const CgHost *h, const char *dir)
@@ -308,8 +345,10 @@ int cg_host_write_json(const CgHost *h, const char *dir)
     json_tensors(f, g, g->inputs, g->n_inputs);
     fputs("  ],\n  \"outputs\": [\n", f);
     json_tensors(f, g, g->outputs, g->n_outputs);
-    fputs("  ]\n}\n", f);
-    return finish(f);
+    fputs("  ]", f);
+    int rc = g->n_bound ? json_bound(f, g, dir) : 0;
+    fputs("\n}\n", f);
+    return finish(f) || rc ? -1 : 0;
 }
 
 /* ------------------------------------------------------ runtime copy */

@@ -89,17 +89,34 @@ static int read_tensor(const cJSON *o, CgManifestTensor *t, const char *path, Ir
     return read_shape(cJSON_GetObjectItemCaseSensitive(o, "shape"), t, path, d);
 }
 
+/* a bound value's file: "bound<i>.bin" exactly (nothing outside the folder) */
+static int read_file_name(const cJSON *o, CgManifestTensor *t, int i, const char *path, IrDiag *d)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "file");
+    snprintf(t->file, sizeof t->file, "bound%d.bin", i);
+    if (!cJSON_IsString(f) || strcmp(f->valuestring, t->file)) {
+        diag_error(d, path, NULL, NULL, "bound input '%s': \"file\" is not \"%s\"", t->name, t->file);
+        return -1;
+    }
+    return 0;
+}
+
 static int read_list(const cJSON *root, const char *key, CgManifestTensor *v, int *n, const char *path,
                      IrDiag *d)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+    bool bound = !strcmp(key, "bound");
+    if (bound && !a)
+        return 0;   /* optional: only a compile with --bind writes it */
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > CG_MANIFEST_MAX_IO) {
         diag_error(d, path, NULL, NULL, "\"%s\" is not an array of at most %d tensors", key, CG_MANIFEST_MAX_IO);
         return -1;
     }
-    for (const cJSON *o = a->child; o; o = o->next)
-        if (read_tensor(o, &v[(*n)++], path, d))
+    for (const cJSON *o = a->child; o; o = o->next) {
+        CgManifestTensor *t = &v[(*n)++];
+        if (read_tensor(o, t, path, d) || (bound && read_file_name(o, t, *n - 1, path, d)))
             return -1;
+    }
     return 0;
 }
 
@@ -117,7 +134,8 @@ static int read_root(const cJSON *root, CgManifest *m, const char *path, IrDiag 
         return -1;
     }
     m->embedded = !strcmp(w->valuestring, "weights.c");
-    if (read_list(root, "inputs", m->in, &m->n_in, path, d) || read_list(root, "outputs", m->out, &m->n_out, path, d))
+    if (read_list(root, "inputs", m->in, &m->n_in, path, d) || read_list(root, "outputs", m->out, &m->n_out, path, d) ||
+        read_list(root, "bound", m->bound, &m->n_bound, path, d))
         return -1;
     if (m->n_out == 0) {
         diag_error(d, path, NULL, NULL, "the model has no outputs");
@@ -159,6 +177,7 @@ void cg_manifest_free(CgManifest *m)
     for (int i = 0; i < CG_MANIFEST_MAX_IO; i++) {
         free(m->in[i].name);
         free(m->out[i].name);
+        free(m->bound[i].name);
     }
     memset(m, 0, sizeof *m);
 }

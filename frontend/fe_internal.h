@@ -95,6 +95,7 @@ typedef struct FeCtx {
     FeMap names;                 /* tensor name -> tensor index */
     int n_unsupported;
     int gen_id;                  /* counter for generated tensor names */
+    bool bind_used[IR_MAX_IO];   /* per FeOptions.binds: matched a graph input */
 } FeCtx;
 
 /* The node being imported. */
@@ -219,6 +220,17 @@ void fe_index_node_raw(FeCtx *c, size_t n_node);
  * `node`, or NULL. */
 const FeRawRef *fe_node_raw(const FeCtx *c, int node, int attr);
 void fe_import_inputs(FeCtx *c, const Onnx__GraphProto *gp);
+/* Dims of tensor input vi from its declaration and --input-shape (first:
+ * it is the first graph input, which an unnamed --input-shape binds); -1
+ * reported. */
+int fe_input_dims(FeCtx *c, const Onnx__ValueInfoProto *vi, bool first, int *rank, int64_t *dims);
+
+/* ----------------------------------------------- --bind (fe_bind.c) */
+
+/* The --bind for graph input name (its index in *index), or NULL. */
+const FeBind *fe_bind_for(const FeCtx *c, const char *name, int *index);
+/* Input vi as a constant from b's file; on failure reported and poisoned. */
+void fe_bind_input(FeCtx *c, const Onnx__ValueInfoProto *vi, const FeBind *b, bool first);
 void fe_import_outputs(FeCtx *c, const Onnx__GraphProto *gp);
 
 /* ----------------------------------------------- graph (fe_graph.c) */

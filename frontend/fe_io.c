@@ -1,6 +1,7 @@
 /* fe_io.c - the graph's boundary: initializers, graph inputs (with their
- * dynamic dims bound from --input-shape) and graph outputs (checked against
- * their declared types and shapes).
+ * dynamic dims bound from --input-shape, or their values from --bind:
+ * fe_bind.c) and graph outputs (checked against their declared types and
+ * shapes).
  *
  * Why apart from fe_graph.c: these are the places where a user's options and
  * a file's declarations meet what the importers compute, and where most
@@ -104,10 +105,10 @@ static int list_dynamic(const Onnx__TensorShapeProto *sh, char *buf, size_t cap)
     return n;
 }
 
-/* Dims of a graph input from the file and the --input-shape options. */
-static int input_dims(FeCtx *c, const Onnx__ValueInfoProto *vi, const Onnx__TensorShapeProto *sh,
-                      const FeInputShape *os, int *rank, int64_t *dims)
+int fe_input_dims(FeCtx *c, const Onnx__ValueInfoProto *vi, bool first, int *rank, int64_t *dims)
 {
+    const Onnx__TensorShapeProto *sh = vi->type->tensor_type->shape;
+    const FeInputShape *os = option_for(c, vi->name, first);
     if (os) {
         if (sh && (int)sh->n_dim != os->rank)
             return fe_err(c, NULL, "--input-shape for '%s' has %d dims but the input has rank %zu",
@@ -157,7 +158,7 @@ static void import_input(FeCtx *c, const Onnx__ValueInfoProto *vi, bool first)
         fe_poison(c, vi->name);
         return;
     }
-    if (input_dims(c, vi, tp->tensor_type->shape, option_for(c, vi->name, first), &rank, dims) < 0 ||
+    if (fe_input_dims(c, vi, first, &rank, dims) < 0 ||
         fe_check_shape(c, NULL, vi->name, dt, rank, dims) < 0) {
         fe_poison(c, vi->name);
         return;
@@ -187,9 +188,20 @@ void fe_import_inputs(FeCtx *c, const Onnx__GraphProto *gp)
             fe_err(c, NULL, "graph input '%s' is listed twice", vi->name);
             continue;
         }
-        import_input(c, vi, first);
+        int bi;
+        const FeBind *b = fe_bind_for(c, vi->name, &bi);
+        if (b) {
+            fe_bind_input(c, vi, b, first);
+            c->bind_used[bi] = true;
+        } else {
+            import_input(c, vi, first);
+        }
         first = false;
     }
+    for (int i = 0; c->opt && i < c->opt->n_binds; i++)
+        if (!c->bind_used[i])
+            fe_err(c, NULL, "--bind names '%.*s', which is not a graph input", (int)c->opt->binds[i].name_len,
+                   c->opt->binds[i].name);
     /* every --input-shape must name a real input */
     for (int i = 0; c->opt && i < c->opt->n_shapes; i++) {
         const char *nm = c->opt->shapes[i].name;

@@ -1,5 +1,6 @@
-/* input_shape.c - parsing of --input-shape NAME=d0,d1,... specs. Kept apart
- * from the loader because the CLI and the tests use it without a model. */
+/* input_shape.c - parsing of --input-shape NAME=d0,d1,... and --bind
+ * NAME=FILE specs. Kept apart from the loader because the CLI and the tests
+ * use it without a model. */
 #include "frontend.h"
 
 #include <errno.h>
@@ -32,4 +33,15 @@ int fe_parse_input_shape(const char *spec, FeInputShape *s)
             return -1;
         p = end + 1;
     }
+}
+
+int fe_parse_bind(const char *spec, FeBind *b)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec || !eq[1])
+        return -1;
+    b->name = spec;
+    b->name_len = (size_t)(eq - spec);
+    b->path = eq + 1;
+    return 0;
 }

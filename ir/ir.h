@@ -315,6 +315,17 @@ typedef struct IrArena IrArena;
 typedef struct IrNameIndex IrNameIndex;
 typedef struct IrUseIndex IrUseIndex;
 
+/* A graph input given a value (--bind, frontend/fe_bind.c): a constant in
+ * the graph, recorded so that a reference run of the original model (verify
+ * through ONNX Runtime) can be fed the same value. */
+typedef struct {
+    const char *name;
+    IrDType dtype;
+    int rank;
+    int64_t dims[IR_MAX_RANK];
+    const void *data;        /* numel * dtype size bytes, in the graph's arena */
+} IrBound;
+
 typedef struct {
     const char *path;        /* model file, for messages */
     int64_t ir_version;
@@ -333,6 +344,8 @@ typedef struct {
     size_t mapping_len;
     IrNameIndex *names;      /* ir_tensor_find's hash of tensor names (a cache) */
     IrUseIndex *uses;        /* consumers per tensor (ir/uses.c, a cache) */
+    IrBound bound[IR_MAX_IO];   /* inputs bound to values, in graph input order */
+    int n_bound;
 } IrGraph;
 
 IrGraph *ir_graph_new(const char *path);
