@@ -12,6 +12,7 @@
 #   tests/bench/bench_hls.sh [ONNX2HLS [MODELS_DIR]]
 # The budget is the planner's goal point, ZCU102 at 1024 PEs and 167 MHz;
 # BENCH_HLS_PLAN="--target ... --pe-budget ... --clock ..." sets another.
+# Also a ShuffleNetV2-shaped model made by the build's tests/mkmodel.
 # Needs ../shared/models (skips otherwise). Not part of the test suite: the
 # big models take minutes.
 set -u
@@ -48,14 +49,20 @@ period() { # "plan/csim" periods of cycles.json
 }
 
 printf "%-16s %-7s %6s %11s %9s %-5s %8s %-22s %7s\n" model design split cpu/wall_s csim_s exact worst period size
-for m in mobilenet_v1 mobilenet_v2 mnasnet1_0 efficientnet_b0 resnet18 digits_cnn digits_cnn_bn; do
-    [ -f "$models/$m.onnx" ] || continue
+# ShuffleNetV2 1.0x's layer shapes (tests/tools/mkmodel, random weights): its
+# Splits and channel shuffles are the accelerator's channel moves
+mkmodel=$(dirname "$bin")/tests/mkmodel
+[ -x "$mkmodel" ] && "$mkmodel" shufflenet full "$work/shufflenet_v2.onnx" > /dev/null 2>&1
+for m in mobilenet_v1 mobilenet_v2 mnasnet1_0 efficientnet_b0 resnet18 shufflenet_v2 digits_cnn digits_cnn_bn; do
+    onnx=$models/$m.onnx
+    [ -f "$onnx" ] || onnx=$work/$m.onnx
+    [ -f "$onnx" ] || continue
     calib=$in224
     [ "${m#digits_cnn}" != "$m" ] && calib=$models/digits_calib_x.f32
-    plan_json=$("$bin" plan "$models/$m.onnx" --json --precision int8 "${plan_opts[@]}" 2>/dev/null)
+    plan_json=$("$bin" plan "$onnx" --json --precision int8 "${plan_opts[@]}" 2>/dev/null)
     hybrid_split=$(sed -n 's/^"hybrid":{"fits":true,"why":"[^"]*","split":\([0-9]*\).*/\1/p' <<< "$plan_json" | head -1)
     if [ "${hybrid_split:-0}" = 0 ]; then   # balanced chose SEML-only: halfway to the throughput hybrid
-        hybrid_split=$("$bin" plan "$models/$m.onnx" --json --precision int8 "${plan_opts[@]}" --objective throughput \
+        hybrid_split=$("$bin" plan "$onnx" --json --precision int8 "${plan_opts[@]}" --objective throughput \
                        2>/dev/null | sed -n 's/^"hybrid":{"fits":true,"why":"[^"]*","split":\([0-9]*\).*/\1/p' | head -1)
     fi
     for design in seml hybrid thru half sesl; do
@@ -66,7 +73,7 @@ for m in mobilenet_v1 mobilenet_v2 mnasnet1_0 efficientnet_b0 resnet18 digits_cn
             opts=(--plan hybrid --split $((hybrid_split / 2)))
         fi
         out=$work/$m.$design
-        t_c=$(cpu "$work/$m.$design.compile" "$bin" compile "$models/$m.onnx" -o "$out" --precision int8 --calib "$calib" \
+        t_c=$(cpu "$work/$m.$design.compile" "$bin" compile "$onnx" -o "$out" --precision int8 --calib "$calib" \
               --calib-inputs 4 --emit hls --quiet "${plan_opts[@]}" "${opts[@]}") || {
             printf "%-16s %-7s %s\n" "$m" "$design" "$(grep -m1 -o 'does not fit.*\|error.*' "$work/$m.$design.compile" | cut -c1-60)"
             continue
