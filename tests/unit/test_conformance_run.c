@@ -193,8 +193,10 @@ static int load_pb(const char *path, Tensor *t)
         rc = -1;
     } else if (p->has_raw_data) {
         rc = p->raw_data.len == nb ? 0 : -1;
-        if (rc == 0)
+        if (rc == 0 && nb)
             memcpy(t->data, p->raw_data.data, nb);
+    } else if (t->elems == 0) {
+        rc = 0;     /* an empty tensor: no payload to copy (and its arrays may be NULL) */
     } else if (p->n_float_data == (size_t)t->elems && t->dtype == 1) {
         memcpy(t->data, p->float_data, nb);
     } else if (p->n_double_data == (size_t)t->elems && t->dtype == 11) {
@@ -211,7 +213,7 @@ static int load_pb(const char *path, Tensor *t)
             int32_t v = p->int32_data[i];
             memcpy(t->data + i * t->elem_size, &v, t->elem_size);   /* little-endian narrowing */
         }
-    } else if (t->elems != 0) {
+    } else {
         rc = -1;
     }
     onnx__tensor_proto__free_unpacked(p, NULL);
