@@ -22,7 +22,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 expect() {
   local code=$1 pat=$2
   shift 2
-  timeout 60 "$@" > "$tmp/out" 2>&1
+  timeout 600 "$@" > "$tmp/out" 2>&1   # a guard against hangs: verify builds a program, slow on a loaded machine
   local rc=$?
   if [ "$rc" = "$code" ] && grep -q -- "$pat" "$tmp/out"; then ok; else
     bad "exit $rc (want $code), '$pat' in: $*"
