@@ -230,6 +230,13 @@ int pass_quant_eval_all(IrGraph *g, const float *const *inputs, float *const *ou
 int pass_quant_eval_codes(IrGraph *g, const float *const *inputs, float *const *outputs, int t,
                           void *codes, IrDiag *d);
 
+/* Run g (one input, one output) on n inputs, consecutive in x, into n
+ * outputs, consecutive in y: the outputs of n pass_quant_eval calls, with
+ * every layer lowered and every int8 conv's weights packed once, and the
+ * inputs shared by `threads` workers (<= 0: one per core). 0 ok, -1 with
+ * errors on d. */
+int pass_quant_eval_batch(IrGraph *g, const float *x, int n, float *y, int threads, IrDiag *d);
+
 /* ------------------------------------------------------ graph helpers */
 
 /* Reorder g->layers topologically (after layers were appended), keeping

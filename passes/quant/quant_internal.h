@@ -33,6 +33,38 @@ int quant_error(IrDiag *d, const IrGraph *g, int l, const char *fmt, ...) __attr
 int quant_eval(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserve obs, void *ctx,
                bool force_float, int want, void *codes, IrDiag *d);
 
+/* quant_batch.c: a graph prepared for many runs - every integer layer
+ * lowered once, every int8 conv's weights packed once (read-only while
+ * workers run it) */
+typedef struct {
+    IrGraph *g;
+    QuantLayer *low;         /* per layer; valid for integer layers */
+    void **packed;           /* per layer: packed int8 conv weights, NULL */
+    size_t scratch;          /* bytes of scratch one run needs */
+} QuantProgram;
+
+/* quant_run.c: one run of a program on one input with a worker's own
+ * buffers, kept from run to run (zeroed before the first; n tensors, the
+ * graph's count at the first run: constants added later need no buffer) */
+typedef struct {
+    void **val;
+    char *own;
+    void *scratch;
+    int n;
+} QuantRunBufs;
+int quant_run_program(const QuantProgram *p, QuantRunBufs *b, const float *in, float *out, IrDiag *d);
+void quant_run_bufs_free(QuantRunBufs *b);
+/* A run resumed where the graph changed: layers first..last of g on the
+ * float kernels (one input, in), reading what an earlier span on the same
+ * input left in b; obs sees the tensors b holds, then those computed. */
+int quant_eval_span(IrGraph *g, QuantRunBufs *b, const float *in, int first, int last, QuantObserve obs, void *ctx,
+                    IrDiag *d);
+/* keep[t] (n_tensors entries) = 1 for every tensor the layers from `first`
+ * on read but do not compute */
+void quant_live_in(const IrGraph *g, int first, char *keep);
+/* free from b every tensor but those (what a span from `first` needs) */
+void quant_bufs_keep_live(const IrGraph *g, QuantRunBufs *b, int first);
+
 /* quant_spec.c: every live layer's prec/bits from --precision and
  * --precision-spec (before capability checks); 0 ok, -1 on a bad spec */
 int quant_apply_spec(IrGraph *g, const QuantOptions *o, IrDiag *d);

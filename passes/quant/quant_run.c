@@ -28,6 +28,8 @@ typedef struct {
     bool force_float;
     QuantObserveCodes cobs;
     void *cctx;
+    const QuantProgram *prog;   /* lowered layers and packed weights (NULL: lower each run) */
+    void *scratch;              /* prog->scratch bytes, this run's own */
 } Eval;
 
 static int64_t numel(const Eval *e, int t)
@@ -35,8 +37,12 @@ static int64_t numel(const Eval *e, int t)
     return ir_tensor_numel(&e->g->tensors[t]);
 }
 
+/* t's buffer; one kept from an earlier run of a program is reused (every
+ * kernel writes its whole output) */
 static void *out_buf(Eval *e, int t)
 {
+    if (e->own[t] && e->prog)
+        return e->val[t];
     size_t n = ir_tensor_nbytes(&e->g->tensors[t]);
     void *p = calloc(n ? n : 1, 1);
     if (!p)
@@ -533,6 +539,10 @@ static int run_float(Eval *e, int l)
 
 static int i_conv(Eval *e, int l, const QuantLayer *q, void *y)
 {
+    if (e->prog && e->prog->packed[l]) {
+        o2h_conv2d_s8_packed(&q->conv, q->x_zero, &q->rq, in_buf(e, q->x), e->prog->packed[l], y, e->scratch);
+        return 0;
+    }
     size_t sc = q->wide ? o2h_conv2d_s16_scratch(&q->conv) : o2h_conv2d_s8_scratch(&q->conv);
     void *s = malloc(sc + 128);
     if (!s)
@@ -562,7 +572,9 @@ static void i_concat(Eval *e, const QuantLayer *q, void *y)
 static int run_int(Eval *e, int l)
 {
     QuantLayer q;
-    if (pass_quant_lower(e->g, l, &q, e->d))
+    if (e->prog)
+        q = e->prog->low[l];
+    else if (pass_quant_lower(e->g, l, &q, e->d))
         return -1;
     void *y = out_buf(e, q.y);
     const void *x = in_buf(e, q.x), *x2 = in_buf(e, q.x2);
@@ -645,6 +657,22 @@ static void observe(Eval *e, int t)
         e->cobs(e->cctx, t, e->val[t], (int64_t)ir_tensor_nbytes(&e->g->tensors[t]));
 }
 
+static int run_layer(Eval *e, int l)
+{
+    const IrLayer *L = &e->g->layers[l];
+    if (L->dead)
+        return 0;
+    int rc = pass_quant_is_int_layer(e->g, l) && !e->force_float ? run_int(e, l) : run_float(e, l);
+    if (rc)
+        return -1;
+    for (int o = 0; o < L->n_out; o++)
+        if (L->out[o] >= 0 && e->val[L->out[o]])
+            observe(e, L->out[o]);
+    if (L->out[0] == e->want && e->codes)
+        memcpy(e->codes, e->val[L->out[0]], ir_tensor_nbytes(&e->g->tensors[L->out[0]]));
+    return 0;
+}
+
 static int run_all(Eval *e, const float *const *inputs, float *const *outputs)
 {
     IrGraph *g = e->g;
@@ -652,19 +680,9 @@ static int run_all(Eval *e, const float *const *inputs, float *const *outputs)
         e->val[g->inputs[i]] = (void *)inputs[i];
         observe(e, g->inputs[i]);
     }
-    for (int l = 0; l < g->n_layers; l++) {
-        const IrLayer *L = &g->layers[l];
-        if (L->dead)
-            continue;
-        int rc = pass_quant_is_int_layer(g, l) && !e->force_float ? run_int(e, l) : run_float(e, l);
-        if (rc)
+    for (int l = 0; l < g->n_layers; l++)
+        if (run_layer(e, l))
             return -1;
-        for (int o = 0; o < L->n_out; o++)
-            if (L->out[o] >= 0 && e->val[L->out[o]])
-                observe(e, L->out[o]);
-        if (L->out[0] == e->want && e->codes)
-            memcpy(e->codes, e->val[L->out[0]], ir_tensor_nbytes(&g->tensors[L->out[0]]));
-    }
     for (int i = 0; i < g->n_outputs; i++) {
         int t = g->outputs[i];
         if (g->tensors[t].dtype != IR_DT_FLOAT || !in_buf(e, t)) {
@@ -701,14 +719,92 @@ static int eval_run(Eval *e0, const float *const *inputs, float *const *outputs)
 int quant_eval(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserve obs, void *ctx,
                bool force_float, int want, void *codes, IrDiag *d)
 {
-    Eval e = {g, d, NULL, NULL, obs, ctx, want, codes, force_float, NULL, NULL};
+    Eval e = {g, d, NULL, NULL, obs, ctx, want, codes, force_float, NULL, NULL, NULL, NULL};
     return eval_run(&e, inputs, outputs);
+}
+
+static int bufs_alloc(const IrGraph *g, QuantRunBufs *b, size_t scratch, IrDiag *d)
+{
+    b->n = b->val ? b->n : g->n_tensors;
+    if (b->val || ((b->val = calloc((size_t)b->n + 1, sizeof(void *))) && (b->own = calloc((size_t)b->n + 1, 1)) &&
+                   (b->scratch = malloc(scratch))))
+        return 0;
+    diag_error(d, g->path, NULL, NULL, "out of memory");
+    return -1;
+}
+
+int quant_run_program(const QuantProgram *p, QuantRunBufs *b, const float *in, float *out, IrDiag *d)
+{
+    if (bufs_alloc(p->g, b, p->scratch, d))
+        return -1;
+    Eval e = {p->g, d, b->val, b->own, NULL, NULL, -1, NULL, false, NULL, NULL, p, b->scratch};
+    float *outs[1] = {out};
+    return run_all(&e, &in, outs);
+}
+
+int quant_eval_span(IrGraph *g, QuantRunBufs *b, const float *in, int first, int last, QuantObserve obs, void *ctx,
+                    IrDiag *d)
+{
+    if (bufs_alloc(g, b, 1, d))
+        return -1;
+    Eval e = {g, d, b->val, b->own, obs, ctx, -1, NULL, true, NULL, NULL, NULL, NULL};
+    e.val[g->inputs[0]] = (void *)in;
+    for (int t = 0; t < b->n; t++)
+        if (t == g->inputs[0] || (e.own[t] && e.val[t]))
+            observe(&e, t);
+    for (int l = first; l <= last && l < g->n_layers; l++)
+        if (run_layer(&e, l))
+            return -1;
+    return 0;
+}
+
+void quant_live_in(const IrGraph *g, int first, char *keep)
+{
+    memset(keep, 0, (size_t)g->n_tensors);
+    for (int l = first; l < g->n_layers; l++) {
+        const IrLayer *L = &g->layers[l];
+        for (int i = 0; !L->dead && i < L->n_in; i++)
+            if (L->in[i] >= 0)
+                keep[L->in[i]] = 1;
+        if (!L->dead && L->residual >= 0)
+            keep[L->residual] = 1;
+        if (!L->dead && L->act_slope >= 0)
+            keep[L->act_slope] = 1;
+    }
+    for (int l = first; l < g->n_layers; l++)
+        for (int o = 0; o < g->layers[l].n_out; o++)
+            if (g->layers[l].out[o] >= 0)
+                keep[g->layers[l].out[o]] = 0;   /* computed again */
+}
+
+void quant_bufs_keep_live(const IrGraph *g, QuantRunBufs *b, int first)
+{
+    char *keep = malloc((size_t)g->n_tensors + 1);
+    if (keep)
+        quant_live_in(g, first, keep);
+    for (int t = 0; b->own && t < b->n; t++)
+        if (b->own[t] && (!keep || !keep[t])) {
+            free(b->val[t]);
+            b->val[t] = NULL;
+            b->own[t] = 0;
+        }
+    free(keep);
+}
+
+void quant_run_bufs_free(QuantRunBufs *b)
+{
+    for (int t = 0; b->val && b->own && t < b->n; t++)
+        if (b->own[t])
+            free(b->val[t]);
+    free(b->val);
+    free(b->own);
+    free(b->scratch);
 }
 
 int pass_quant_eval_all(IrGraph *g, const float *const *inputs, float *const *outputs, QuantObserveCodes obs,
                         void *ctx, IrDiag *d)
 {
-    Eval e = {g, d, NULL, NULL, NULL, NULL, -1, NULL, false, obs, ctx};
+    Eval e = {g, d, NULL, NULL, NULL, NULL, -1, NULL, false, obs, ctx, NULL, NULL};
     return eval_run(&e, inputs, outputs);
 }
 

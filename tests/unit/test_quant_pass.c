@@ -370,8 +370,45 @@ static void test_moves(void)
     }
 }
 
+/* pass_quant_eval_batch gives every image's pass_quant_eval output bit
+ * for bit, on one worker and on several (int8, the wide dfxp16 path and a
+ * float classifier from the mixed spec) */
+static void test_batch(void)
+{
+    const char *path = BINARY_DIR "/test_quant_batch.spec";
+    FILE *f = fopen(path, "w");
+    fprintf(f, "* int8\nconv1 dfxp16\nfc float\n");
+    fclose(f);
+    enum { N = 7, X = 3 * H0 * H0 };
+    static float x[N * X], y1[N * 5], yb[N * 5];
+    for (int i = 0; i < N; i++)
+        input(x + i * X, 100 + (uint32_t)i);
+    for (int k = 0; k < 2; k++) {
+        IrGraph *g;
+        run("int8", k ? path : NULL, 0.05, &g);
+        IrDiag d;
+        diag_init(&d);
+        for (int i = 0; i < N; i++) {
+            const float *in = x + i * X;
+            float *out = y1 + i * 5;
+            CHECK(pass_quant_eval(g, &in, &out, NULL, NULL, &d) == 0);
+        }
+        for (int threads = 1; threads <= 3; threads += 2) {
+            memset(yb, 0, sizeof yb);
+            CHECK(pass_quant_eval_batch(g, x, N, yb, threads, &d) == 0);
+            CHECK_MSG(memcmp(y1, yb, sizeof yb) == 0, "batch (%s, %d threads) differs", k ? "mixed" : "int8",
+                      threads);
+        }
+        CHECK(d.n_errors == 0);
+        diag_free(&d);
+        ir_graph_free(g);
+    }
+    remove(path);
+}
+
 int main(void)
 {
+    test_batch();
     test_moves();
     test_int8_structure();
     test_mish_table();
