@@ -16,7 +16,8 @@
  *
  * 1. Statistics (original float graph): G = E[x~ x~^T] over up to
  *    SAMPLES output positions per calibration input, for every reader of a
- *    group that is being cut.
+ *    group that is being cut; the same run keeps every reader's sampled
+ *    features x for step 3.
  * 2. Choice: greedy backward elimination on the exact least-squares error.
  *    Removing input feature c from a fit with coefficients B and
  *    H = G^-1 raises the reader's output error by sum_f B[f,c]^2 / H[c,c]
@@ -33,14 +34,17 @@
  *    reconstruction of the pruned network's inputs, which also absorbs the
  *    error of earlier cuts). The constant feature makes the new bias the
  *    bias correction: the mean shift the cut causes in the reader's
- *    output is removed as part of the same fit.
+ *    output is removed as part of the same fit. The pruned runs of the
+ *    readers, in layer order, resume where the previous refit changed the
+ *    graph (each input keeps the tensors read across that layer), so
+ *    together they cost one run per input rather than one per reader.
  * Normal equations are solved by LAPACK's Cholesky (dposv, dpotrf/dpotri)
  * with a ridge of 1e-4 of the mean diagonal (dead channels stay solvable).
  *
  * The original network is kept as a second view of the same graph: the
  * layer array and axis-1 sizes saved before prune_apply rewrite them (the
- * old constants stay in the graph until compaction), swapped in for the
- * original runs.
+ * old constants stay in the graph until compaction), swapped in to read
+ * the original weights.
  */
 #include "prune_internal.h"
 #include "passes/quant/quant_internal.h"
@@ -52,6 +56,7 @@
 #define SAMPLES 16          /* output positions per input and reader */
 #define MAX_FEATURES 2048   /* larger readers are sliced, not refit */
 #define RIDGE 1e-4
+#define RESUME_BYTES ((int64_t)512 << 20)  /* phase 2 keeps at most this many bytes of tensors */
 
 void dposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *lda, double *b, const int *ldb,
             int *info);
@@ -67,8 +72,8 @@ typedef struct {
     int64_t n0;            /* features incl. the constant in the original view */
     double *G;             /* n x n second moments (1: original; 3: pruned) */
     double *Cx;            /* 3: n x n0 cross moments pruned x original */
-    float *xo;             /* 2: per input, SAMPLES x n0 original features */
-    double *xs;            /* SAMPLES x n features being observed */
+    float *xo;             /* 1: per input, n0 x SAMPLES original features */
+    float *xs;             /* n x SAMPLES features being observed (feature-major) */
     int ns;                /* samples of the current input */
     int64_t count;
     bool stats;            /* collecting in step 1 */
@@ -85,8 +90,11 @@ struct PruneRecover {
     int *by_tensor;        /* first reader index per tensor, -1 */
     int *next;             /* next reader of the same tensor */
     int image;             /* index of the input being run */
-    int phase;             /* 1 statistics, 2 original run, 3 pruned run */
-    int active;            /* phase 3: the one reader observed */
+    int phase;             /* 1 original run (statistics, features), 2 pruned run */
+    int active;            /* phase 2: the one reader observed */
+    QuantRunBufs *bufs;    /* phase 2, per input: the tensors the next span reads */
+    bool resume;           /* phase 2 spans resume where the last refit changed the graph */
+    int from;              /* first layer of the next phase-2 span */
     IrLayer *orig_layers;  /* the original view */
     int64_t *orig_dim1;
     int orig_nt;
@@ -181,45 +189,45 @@ static int positions(PruneRecover *R, const Reader *r, int64_t *off)
     return (int)k;
 }
 
+/* r->xs[c * SAMPLES + s]: feature c at sample s (0 past r->ns), so the
+ * moments below are dot products of whole rows */
 static void gather(PruneRecover *R, Reader *r, const float *x)
 {
     int64_t off[SAMPLES];
     const IrTensor *X = &R->g->tensors[r->x];
     int64_t n = features(R->g, r), C = n - 1, plane = r->conv ? X->dims[2] * X->dims[3] : 1;
     r->ns = positions(R, r, off);
-    for (int s = 0; s < r->ns; s++) {
-        double *f = r->xs + s * n;
-        for (int64_t c = 0; c < C; c++)
-            f[c] = x[c * plane + off[s]];
-        f[C] = 1.0;
+    for (int64_t c = 0; c <= C; c++) {
+        float *f = r->xs + c * SAMPLES;
+        for (int s = 0; s < SAMPLES; s++)
+            f[s] = s >= r->ns ? 0.0f : c == C ? 1.0f : x[c * plane + off[s]];
     }
 }
 
-/* upper triangle of G += sum_s f f^T */
-static void add_gram(double *G, const double *xs, int ns, int64_t n)
+/* one input's share of a moment: a float dot product over its samples
+ * (accumulated in double across inputs) */
+static double dot(const float *a, const float *b)
 {
-    for (int s = 0; s < ns; s++) {
-        const double *f = xs + s * n;
-        for (int64_t i = 0; i < n; i++) {
-            if (f[i] == 0.0)
-                continue;
-            double *row = G + i * n;
-            for (int64_t j = i; j < n; j++)
-                row[j] += f[i] * f[j];
-        }
-    }
+    float acc = 0;
+    for (int s = 0; s < SAMPLES; s++)
+        acc += a[s] * b[s];
+    return acc;
 }
 
-static void add_cross(double *Cx, const double *xn, const float *xo, int ns, int64_t n, int64_t n0)
+/* upper triangle of G += sum_s f_s f_s^T */
+static void add_gram(double *G, const float *xs, int64_t n)
 {
-    for (int s = 0; s < ns; s++)
-        for (int64_t i = 0; i < n; i++) {
-            double a = xn[s * n + i];
-            if (a == 0.0)
-                continue;
-            for (int64_t j = 0; j < n0; j++)
-                Cx[i * n0 + j] += a * xo[s * n0 + j];
-        }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = i; j < n; j++)
+            G[i * n + j] += dot(xs + i * SAMPLES, xs + j * SAMPLES);
+}
+
+/* Cx += sum_s xn_s xo_s^T (n x n0) */
+static void add_cross(double *Cx, const float *xn, const float *xo, int64_t n, int64_t n0)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n0; j++)
+            Cx[i * n0 + j] += dot(xn + i * SAMPLES, xo + j * SAMPLES);
 }
 
 static void on_tensor(void *ctx, int t, const float *x, int64_t n)
@@ -228,21 +236,19 @@ static void on_tensor(void *ctx, int t, const float *x, int64_t n)
     (void)n;
     for (int i = t < R->orig_nt ? R->by_tensor[t] : -1; i >= 0; i = R->next[i]) {
         Reader *r = &R->rd[i];
-        if ((R->phase == 1 && !r->stats) || (R->phase == 3 && i != R->active))
+        if (R->phase == 2 && i != R->active)
             continue;
         gather(R, r, x);
-        float *xo = r->xo ? r->xo + (int64_t)R->image * SAMPLES * r->n0 : NULL;
+        float *xo = r->xo + (int64_t)R->image * SAMPLES * r->n0;
         if (R->phase == 1) {
-            add_gram(r->G, r->xs, r->ns, r->n);
-            r->count += r->ns;
-        } else if (R->phase == 2) {
-            for (int64_t k = 0; k < r->ns * r->n0; k++)
-                xo[k] = (float)r->xs[k];
+            memcpy(xo, r->xs, sizeof *xo * SAMPLES * (size_t)r->n0);
+            if (r->stats)
+                add_gram(r->G, r->xs, r->n);
         } else {
-            add_gram(r->G, r->xs, r->ns, r->n);
-            add_cross(r->Cx, r->xs, xo, r->ns, r->n, r->n0);
-            r->count += r->ns;
+            add_gram(r->G, r->xs, r->n);
+            add_cross(r->Cx, r->xs, xo, r->n, r->n0);
         }
+        r->count += r->ns;
     }
 }
 
@@ -447,9 +453,16 @@ bool *prune_recover_select(PruneRecover *R, int root, int64_t C, int64_t cut)
 static int alloc_stats(Reader *r)
 {
     r->G = calloc((size_t)(r->n * r->n), sizeof *r->G);
-    r->xs = calloc((size_t)(SAMPLES * r->n), sizeof *r->xs);
-    r->stats = r->G && r->xs;
+    r->stats = r->G != NULL;
     return r->stats ? 0 : -1;
+}
+
+/* every reader: its original features (phase 1) */
+static int alloc_features(PruneRecover *R, Reader *r)
+{
+    r->xs = calloc((size_t)(SAMPLES * r->n0), sizeof *r->xs);
+    r->xo = calloc((size_t)(SAMPLES * r->n0 * R->n_inputs), sizeof *r->xo);
+    return r->xs && r->xo ? 0 : -1;
 }
 
 /* tensors whose values change when the groups with cut > 0 lose channels */
@@ -486,7 +499,7 @@ static int find_readers(PruneRecover *R)
             return free(a), -1;
         int root = prune_find(R->P, L->in[0]);
         bool cut_here = R->n_rd > k && R->P->blk[L->in[0]] == 1 && !R->P->frozen[root] && R->P->cut[root] > 0;
-        if (cut_here && alloc_stats(&R->rd[k]))
+        if ((R->n_rd > k && alloc_features(R, &R->rd[k])) || (cut_here && alloc_stats(&R->rd[k])))
             return free(a), -1;
     }
     free(a);
@@ -527,6 +540,9 @@ void prune_recover_end(PruneRecover *R)
         free(R->rd[i].xo);
         free(R->rd[i].xs);
     }
+    for (int i = 0; R->bufs && i < R->n_inputs; i++)
+        quant_run_bufs_free(&R->bufs[i]);
+    free(R->bufs);
     free(R->rd);
     free(R->by_tensor);
     free(R->next);
@@ -569,45 +585,34 @@ static void swap_view(PruneRecover *R)
     }
 }
 
-/* layers after `last` are switched off for a run that only needs the
- * tensors up to it; the missing graph outputs are then no error */
-static int run_one(PruneRecover *R, const float *in, int last, IrDiag *d)
+/* Phase 2 for the active reader: every input's pruned run from R->from up
+ * to the reader's layer. With resume, each input keeps the tensors the
+ * next span reads - the layers before the reader just refit compute the
+ * same values again - so the refits together cost one run per input. */
+static int run_spans(PruneRecover *R, IrDiag *d)
 {
-    IrGraph *g = R->g;
-    if (last < 0)
-        return quant_eval(g, &in, NULL, on_tensor, R, true, -1, NULL, d);
-    bool *was = malloc((size_t)g->n_layers + 1);
-    if (!was)
-        return -1;
-    for (int l = 0; l < g->n_layers; l++) {
-        was[l] = g->layers[l].dead;
-        g->layers[l].dead |= l > last;
+    int last = R->rd[R->active].l, rc = 0;
+    for (R->image = 0; rc == 0 && R->image < R->n_inputs; R->image++) {
+        QuantRunBufs *b = &R->bufs[R->image];
+        rc = quant_eval_span(R->g, b, R->inputs + R->image * R->in_size, R->from, last - 1, on_tensor, R, d);
+        quant_bufs_keep_live(R->g, b, R->resume ? last : R->g->n_layers);
     }
-    IrDiag scratch;
-    diag_init(&scratch);
-    quant_eval(g, &in, NULL, on_tensor, R, true, -1, NULL, &scratch);
-    int rc = scratch.n_errors && strstr(scratch.v[scratch.n - 1].msg, "graph output") == NULL ? -1 : 0;
-    if (rc)
-        diag_add(d, DIAG_ERROR, scratch.v[0].file, scratch.v[0].node, scratch.v[0].op, "%s", scratch.v[0].msg);
-    diag_free(&scratch);
-    for (int l = 0; l < g->n_layers; l++)
-        g->layers[l].dead = was[l];
-    free(was);
+    R->from = R->resume ? last : 0;
     return rc;
 }
 
-/* phase 1: statistics on the unpruned graph; 2: the original view's
- * features cached; 3: the pruned graph's moments for reader R->active */
+/* phase 1: the unpruned graph's statistics and every reader's features;
+ * 2: the pruned graph's moments for reader R->active */
 static int run_inputs(PruneRecover *R, int phase, IrDiag *d)
 {
     R->phase = phase;
     if (phase == 2)
-        swap_view(R);
-    int rc = 0, last = phase == 3 ? R->rd[R->active].l : -1;
-    for (R->image = 0; rc == 0 && R->image < R->n_inputs; R->image++)
-        rc = run_one(R, R->inputs + R->image * R->in_size, last, d);
-    if (phase == 2)
-        swap_view(R);
+        return run_spans(R, d);
+    int rc = 0;
+    for (R->image = 0; rc == 0 && R->image < R->n_inputs; R->image++) {
+        const float *in = R->inputs + R->image * R->in_size;
+        rc = quant_eval(R->g, &in, NULL, on_tensor, R, true, -1, NULL, d);
+    }
     return rc;
 }
 
@@ -618,13 +623,10 @@ static int refit_alloc(PruneRecover *R, Reader *r)
     r->n = features(R->g, r);
     r->F = outputs(R->g, r);
     free(r->G);
-    free(r->xs);
     r->G = calloc((size_t)(r->n * r->n), sizeof *r->G);
     r->Cx = calloc((size_t)(r->n * r->n0), sizeof *r->Cx);
-    r->xo = calloc((size_t)(SAMPLES * r->n0 * R->n_inputs), sizeof *r->xo);
-    r->xs = calloc((size_t)(SAMPLES * (r->n > r->n0 ? r->n : r->n0)), sizeof *r->xs);
     r->count = 0;
-    return r->G && r->Cx && r->xo && r->xs ? 0 : -1;
+    return r->G && r->Cx ? 0 : -1;
 }
 
 /* write W~' (F x n row-major) into new constants of reader r's layer */
@@ -703,7 +705,7 @@ static int refit_one(PruneRecover *R, int i, IrDiag *d)
 {
     Reader *r = &R->rd[i];
     R->active = i;
-    if (run_inputs(R, 3, d))
+    if (run_inputs(R, 2, d))
         return -1;
     swap_view(R);
     double *W0 = weights(R->g, r, r->n0);
@@ -715,13 +717,34 @@ static int refit_one(PruneRecover *R, int i, IrDiag *d)
     return ok;
 }
 
+/* whether every input can keep the tensors read across each reader's
+ * layer (phase 2 then resumes instead of running from the start) */
+static bool can_resume(PruneRecover *R)
+{
+    IrGraph *g = R->g;
+    char *keep = malloc((size_t)g->n_tensors + 1);
+    int64_t most = 0;
+    for (int i = 0; keep && i < R->n_rd; i++) {
+        int64_t bytes = 0;
+        quant_live_in(g, R->rd[i].l, keep);
+        for (int t = 0; t < g->n_tensors; t++)
+            if (keep[t] && g->tensors[t].kind != IR_T_CONST)
+                bytes += (int64_t)ir_tensor_nbytes(&g->tensors[t]);
+        most = bytes > most ? bytes : most;
+    }
+    free(keep);
+    return keep && most * R->n_inputs <= RESUME_BYTES;
+}
+
 int prune_recover_refit(PruneRecover *R, IrDiag *d)
 {
     for (int i = 0; i < R->n_rd; i++)
         if (refit_alloc(R, &R->rd[i]))
             return -1;
-    if (run_inputs(R, 2, d))
+    R->bufs = calloc((size_t)R->n_inputs + 1, sizeof *R->bufs);
+    if (!R->bufs)
         return -1;
+    R->resume = can_resume(R);
     int done = 0;
     for (int i = 0; i < R->n_rd; i++) {
         int k = refit_one(R, i, d);
