@@ -33,9 +33,11 @@ static void usage(FILE *f)
             "  --precisions LIST   other per-layer precisions to try (e.g. int16,dfxp16)\n"
             "  --front-speedup S   search the front up to this speedup (default 2)\n"
             "  --step R            ratio added per search step (default 0.125); --max-ratio R (0.75)\n"
-            "  --search-images N   validation images per search step (default 500; the front is\n"
+            "  --search-images N   validation images per search step (default all; the front is\n"
             "                      re-measured on all)\n"
+            "  --probes N          best predicted cuts measured per search step (default 3)\n"
             "  --calib-inputs N    calibration inputs used (default all)\n"
+            "  --threads N         evaluator threads over the validation images (default: one per core)\n"
             "  --uniform R         measure uniform pruning by R only (with --no-recover: plain L1)\n"
             "  --no-recover        L1 ranking, no least-squares refit\n"
             "  --input-shape NAME=DIMS  bind a dynamic input\n"
@@ -101,7 +103,8 @@ static int value_option(Args *a, int argc, char **argv, int *i)
     static const char *names[] = {"--val", "--val-labels", "--calib", "-o", "--target-speedup",
                                   "--max-accuracy-drop", "--ratios", "--objective", "--precision",
                                   "--precisions", "--front-speedup", "--step", "--max-ratio",
-                                  "--search-images", "--calib-inputs", "--uniform", "--input-shape", "--bind"};
+                                  "--search-images", "--calib-inputs", "--uniform", "--threads", "--probes",
+                                  "--input-shape", "--bind"};
     const char *o = argv[*i], *v;
     size_t k = 0;
     while (k < sizeof names / sizeof names[0] && strcmp(o, names[k]))
@@ -136,7 +139,9 @@ static int value_option(Args *a, int argc, char **argv, int *i)
     case 13: return num(v, 1, 1e7, &x) ? -1 : (c->search_images = (int)x, 1);
     case 14: return num(v, 1, 1e7, &x) ? -1 : (c->calib_max = (int)x, 1);
     case 15: a->goal = true; return num(v, 0.01, 0.95, &c->uniform) ? -1 : 1;
-    case 16: return cli_add_input_shape(&c->fe, v) ? -1 : 1;
+    case 16: return num(v, 1, 64, &x) ? -1 : (c->threads = (int)x, 1);
+    case 17: return num(v, 1, 64, &x) ? -1 : (c->probes = (int)x, 1);
+    case 18: return cli_add_input_shape(&c->fe, v) ? -1 : 1;
     default: return cli_add_bind(&c->fe, v) ? -1 : 1;
     }
 }

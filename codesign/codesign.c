@@ -33,7 +33,8 @@ void codesign_options_init(CodesignOptions *o)
     o->n_ratios = 3;
     o->step = 0.125;
     o->max_ratio = 0.75;
-    o->search_images = 500;
+    o->search_images = 0;
+    o->probes = 3;
 }
 
 /* ------------------------------------------------------------ setup */
@@ -211,55 +212,115 @@ static double predicted_drop(const Codesign *cs, int g, double x)
 
 /* --------------------------------------------------------------- walk */
 
-/* the next cut: the highest planned speed gained per predicted point lost */
-static int best_move(Codesign *cs, const double *cur, double speed_now, double *gain_out, IrDiag *d)
+/* A possible next cut: group g to ratio, the planner's speed then and the
+ * planned log-speedup per accuracy point predicted lost. */
+typedef struct {
+    int g;
+    double ratio, speed, score;
+} Move;
+
+static double move_score(double gain, double cost)
+{
+    return gain / ((cost > 0 ? cost : 0) + 0.05);
+}
+
+/* Group g's best next cut by whole channels, the one with the best planned
+ * gain per predicted point lost: every channel (every few in a large
+ * group) up to step*C more, then every step*C up to max_ratio, so a cut
+ * the engines' shapes do not turn into fewer cycles is never taken and a
+ * deeper one that changes the design (the hybrid's split, an engine's
+ * shape) is seen. */
+static int group_move(Codesign *cs, const double *cur, int g, double speed_now, double *r, Move *m, IrDiag *d)
+{
+    int64_t C = cs->groups[g].channels, now = llround(cur[g] * (double)C);
+    int64_t most = (int64_t)floor(cs->opt.max_ratio * (double)C + 1e-9), span = llround(cs->opt.step * (double)C);
+    span = span > 0 ? span : 1;
+    *m = (Move){g, 0, 0, -INFINITY};
+    memcpy(r, cur, sizeof *r * (size_t)cs->n_groups);
+    for (int64_t k = now + 1; k <= most && k < C; k += k < now + span ? (span + 7) / 8 : span) {
+        r[g] = (double)k / (double)C;
+        double sp, gain;
+        if (codesign_quick_plan(cs, r, &sp, d))
+            return -1;
+        gain = log(sp / speed_now);
+        double score = move_score(gain, predicted_drop(cs, g, r[g]) - predicted_drop(cs, g, cur[g]));
+        if (gain > 1e-9 && score > m->score)
+            *m = (Move){g, r[g], sp, score};
+    }
+    return 0;
+}
+
+static int by_score(const void *a, const void *b)
+{
+    const Move *x = a, *y = b;
+    return (x->score < y->score) - (x->score > y->score);
+}
+
+/* every group's best next cut, best first; the number with a gain */
+static int moves(Codesign *cs, const double *cur, double speed_now, Move *mv, IrDiag *d)
 {
     double *r = malloc(sizeof *r * (size_t)(cs->n_groups + 1));
-    int best = -1;
-    double best_score = -INFINITY;
+    int n = 0;
     for (int g = 0; r && g < cs->n_groups; g++) {
-        if (cur[g] + cs->opt.step > cs->opt.max_ratio + 1e-9)
-            continue;
-        memcpy(r, cur, sizeof *r * (size_t)cs->n_groups);
-        r[g] += cs->opt.step;
-        double sp;
-        if (codesign_quick_plan(cs, r, &sp, d)) {
-            best = -2;
-            break;
-        }
-        double gain = log(sp / speed_now), cost = predicted_drop(cs, g, r[g]) - predicted_drop(cs, g, cur[g]);
-        double score = (gain + 1e-3) / ((cost > 0 ? cost : 0) + 0.05);
-        if (score > best_score)
-            best_score = score, best = g, *gain_out = sp;
+        if (group_move(cs, cur, g, speed_now, r, &mv[n], d))
+            return free(r), -1;
+        n += mv[n].score > -INFINITY;
     }
     free(r);
+    qsort(mv, (size_t)n, sizeof *mv, by_score);
+    return r ? n : -1;
+}
+
+/* Measure the best `probes` moves and take the one with the best measured
+ * speedup gained per point lost (a loss under one image counts as one
+ * image): the prediction ranks, the measurement decides. The index of the
+ * taken candidate, its move in *which; -1 on error. */
+static int take_step(Codesign *cs, const double *cur, const Move *mv, int n, int at, int *which, IrDiag *d)
+{
+    const CodesignCand *now = &cs->c[at];
+    double acc_now = now->acc, sp_now = now->speedup, floor_pts = 100.0 / search_n(cs), best_score = -INFINITY;
+    int best = -1;
+    double *r = malloc(sizeof *r * (size_t)(cs->n_groups + 1));
+    for (int i = 0; r && i < n && i < cs->opt.probes; i++) {
+        memcpy(r, cur, sizeof *r * (size_t)cs->n_groups);
+        r[mv[i].g] = mv[i].ratio;
+        CodesignCand *c = new_cand(cs, "probe", r, NULL);
+        if (!c || measure(cs, cs->n_c - 1, search_n(cs), d))
+            return free(r), -1;
+        c = &cs->c[cs->n_c - 1];
+        double loss = acc_now - c->acc, score = log(c->speedup / sp_now) / (loss > floor_pts ? loss : floor_pts);
+        if (score > best_score)
+            best_score = score, best = cs->n_c - 1, *which = i;
+    }
+    free(r);
+    if (best >= 0)
+        cs->c[best].kind = "search";
     return best;
 }
 
 static int walk(Codesign *cs, IrDiag *d)
 {
     double *cur = calloc((size_t)cs->n_groups + 1, sizeof *cur), speed = 0;
-    if (!cur || codesign_quick_plan(cs, cur, &speed, d))
-        return free(cur), -1;
+    Move *mv = malloc(sizeof *mv * (size_t)(cs->n_groups + 1));
+    if (!cur || !mv || codesign_quick_plan(cs, cur, &speed, d))
+        return free(cur), free(mv), -1;
     double stop_drop = cs->opt.max_drop > 0 ? 3 * cs->opt.max_drop + 2 : 5;
     double goal = cs->opt.front_speedup > cs->opt.target_speedup ? cs->opt.front_speedup : cs->opt.target_speedup;
+    int at = 0, rc = 0;
     for (;;) {
-        double next;
-        int g = best_move(cs, cur, speed, &next, d);
-        if (g < 0) {
-            free(cur);
-            return g == -2 ? -1 : 0;
+        int n = moves(cs, cur, speed, mv, d), k = 0;
+        if (n <= 0 || (at = take_step(cs, cur, mv, n, at, &k, d)) < 0) {
+            rc = n < 0 || at < 0 ? -1 : 0;
+            break;
         }
-        cur[g] += cs->opt.step;
-        speed = next;
-        CodesignCand *c = new_cand(cs, "search", cur, NULL);
-        if (!c || measure(cs, cs->n_c - 1, search_n(cs), d))
-            return free(cur), -1;
-        if (c->speedup >= goal || cs->c[0].acc - c->acc > stop_drop)
+        cur[mv[k].g] = mv[k].ratio;
+        speed = mv[k].speed;
+        if (cs->c[at].speedup >= goal || cs->c[0].acc - cs->c[at].acc > stop_drop)
             break;
     }
     free(cur);
-    return 0;
+    free(mv);
+    return rc;
 }
 
 /* --------------------------------------------------------------- front */
@@ -320,6 +381,51 @@ static int choose(const Codesign *cs)
         }
     }
     return best;
+}
+
+/* ------------------------------------------------------------- polish */
+
+/* one round: every group's best next cut from design `at`, measured on
+ * all images; the fastest within the accuracy limit, or -1 (-2 on error) */
+static int polish_round(Codesign *cs, int at, Move *mv, double *r, IrDiag *d)
+{
+    double speed, base = cs->c[0].acc_full;
+    memcpy(r, cs->c[at].ratio, sizeof *r * (size_t)cs->n_groups);
+    int n = codesign_quick_plan(cs, r, &speed, d) ? -1 : moves(cs, r, speed, mv, d), best = -1;
+    for (int i = 0; i < n; i++) {
+        memcpy(r, cs->c[at].ratio, sizeof *r * (size_t)cs->n_groups);
+        r[mv[i].g] = mv[i].ratio;
+        if (!new_cand(cs, "polish", r, NULL) || measure(cs, cs->n_c - 1, cs->n_val, d))
+            return -2;
+        const CodesignCand *c = &cs->c[cs->n_c - 1];
+        if (base - c->acc_full <= cs->opt.max_drop && c->speedup > cs->c[best >= 0 ? best : at].speedup)
+            best = cs->n_c - 1;
+    }
+    return n < 0 ? -2 : best;
+}
+
+/* Under --max-accuracy-drop P, from the chosen design: every group's best
+ * next cut measured, the fastest still within P taken, until none is. The
+ * walk measured only the best predicted cuts of each step; at the limit
+ * every group is worth one measurement. */
+static int polish(Codesign *cs, IrDiag *d)
+{
+    if (cs->opt.max_drop < 0 || cs->opt.target_speedup > 0 || cs->chosen <= 0)
+        return 0;
+    Move *mv = malloc(sizeof *mv * (size_t)(cs->n_groups + 1));
+    double *r = malloc(sizeof *r * (size_t)(cs->n_groups + 1));
+    int at = mv && r ? cs->chosen : -2;
+    while (at >= 0) {
+        int next = polish_round(cs, at, mv, r, d);
+        if (next < 0) {
+            at = next == -2 ? -2 : at;
+            break;
+        }
+        at = next;
+    }
+    free(mv);
+    free(r);
+    return at < 0 ? -1 : 0;
 }
 
 /* ----------------------------------------------------------- precision */
@@ -421,6 +527,9 @@ static int search(Codesign *cs, IrDiag *d)
     if (front(cs, d))
         return -1;
     cs->chosen = choose(cs);
+    if (polish(cs, d) || front(cs, d))
+        return -1;
+    cs->chosen = choose(cs);
     return cs->opt.n_alts > 0 ? precision(cs, d) : 0;
 }
 
@@ -430,6 +539,7 @@ int codesign_run(Codesign *cs, const CodesignOptions *o, IrDiag *d)
     cs->opt = *o;
     cs->chosen = -1;
     cs->t_start = o2h_now_ms();
+    cs->cpu_start = clock();
     if (load_base(cs, d) || load_val(cs, d))
         return -1;
     if (cs->opt.progress)

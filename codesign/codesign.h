@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "frontend/frontend.h"
 #include "passes/passes.h"
@@ -43,9 +44,11 @@ typedef struct {
     int n_ratios;
     double step, max_ratio;                 /* greedy step and cap per group */
     int search_images;                      /* validation images used while searching (0 = all) */
+    int probes;                             /* best predicted cuts measured per search step */
     int calib_max;                          /* calibration inputs for recovery (0 = all) */
     bool no_recover;                        /* L1 pruning without refit (for comparison) */
     double uniform;                         /* > 0: evaluate this uniform ratio only */
+    int threads;                            /* evaluator workers (--threads; 0: one per core) */
     FILE *progress;                         /* one line per candidate (stderr); NULL quiet */
 } CodesignOptions;
 
@@ -83,6 +86,7 @@ typedef struct {
     int chosen;              /* index in c of the design written out, -1 */
     double base_speed;       /* the baseline's frames/s (or 1/latency) */
     double t_start;
+    clock_t cpu_start;       /* the process's CPU time at the start (all threads) */
 } Codesign;
 
 /* Run the whole co-design (or the sensitivity table) and write

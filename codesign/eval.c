@@ -90,25 +90,26 @@ static IrGraph *build(Codesign *cs, const CodesignCand *c, bool quantize, bool r
 
 /* ------------------------------------------------------------ measures */
 
+/* top-1 of the integer program on the first n validation images (the
+ * batch evaluator: every core, the same outputs as one run per image) */
 static int accuracy(Codesign *cs, IrGraph *g, int n, double *acc, IrDiag *d)
 {
-    float *y = malloc(sizeof *y * (size_t)(cs->out_size > 0 ? cs->out_size : 1));
+    float *y = malloc(sizeof *y * (size_t)(n * cs->out_size + 1));
+    if (!y || pass_quant_eval_batch(g, cs->vx, n, y, cs->opt.threads, d)) {
+        free(y);
+        return -1;
+    }
     int hit = 0;
-    for (int i = 0; y && i < n; i++) {
-        const float *in[1] = {cs->vx + (int64_t)i * cs->in_size};
-        float *out[1] = {y};
-        if (pass_quant_eval(g, in, out, NULL, NULL, d)) {
-            free(y);
-            return -1;
-        }
+    for (int i = 0; i < n; i++) {
+        const float *yi = y + (int64_t)i * cs->out_size;
         int best = 0;
         for (int64_t k = 1; k < cs->out_size; k++)
-            best = y[k] > y[best] ? (int)k : best;
+            best = yi[k] > yi[best] ? (int)k : best;
         hit += best == cs->vy[i];
     }
     free(y);
     *acc = n > 0 ? 100.0 * hit / n : 0;
-    return y ? 0 : -1;
+    return 0;
 }
 
 static double speed_of(const Codesign *cs, const PlanDesign *p)

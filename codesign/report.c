@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "ir/escape.h"
 #include "runtime/o2h_rt.h"
@@ -88,6 +89,7 @@ int codesign_write_json(const Codesign *cs, const char *path)
     cJSON_AddItemToObject(root, "candidates", cands);
     cJSON_AddNumberToObject(root, "chosen", cs->chosen);
     cJSON_AddNumberToObject(root, "seconds", (o2h_now_ms() - cs->t_start) / 1000.0);
+    cJSON_AddNumberToObject(root, "cpu_seconds", (double)(clock() - cs->cpu_start) / CLOCKS_PER_SEC);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     FILE *f = text ? fopen(path, "w") : NULL;
