@@ -1,15 +1,20 @@
 /* codesign.c - the search: sensitivity of every prune group, a greedy
- * walk that cuts where the planner's speed gained per predicted accuracy
- * point lost is highest, the Pareto front re-measured on the whole
- * validation set, the choice, and per-layer precision.
+ * walk that at each step measures the few cuts with the best planned
+ * speed gained per predicted accuracy point lost and takes the best
+ * measured one, the Pareto front, the choice, a polish at the accuracy
+ * limit, and per-layer precision.
  *
- * Why greedy on a sensitivity table (NetAdapt-like, but without training):
- * the planner answers in milliseconds while a measured accuracy costs a
- * compile with recovery plus a run over the validation images, so the walk
- * asks the planner about every possible next cut and the accuracy table
- * (one measurement per group and ratio) for its predicted cost, then
- * measures only the step it takes. The planner's speed is not additive
- * over layers (the hybrid's period is set by its slowest part and PEs come
+ * Why greedy, ranked by a sensitivity table and decided by measurement
+ * (NetAdapt-like, but without training): the planner answers in
+ * milliseconds while a measured accuracy costs a compile with recovery
+ * plus a run over the validation images, so the walk asks the planner
+ * about every possible next cut (whole channels: only cuts the engines
+ * turn into fewer cycles gain) and the accuracy table (one measurement per
+ * group and ratio) for its predicted cost, then measures only the best few.
+ * The prediction, made of groups pruned alone, ranks well but misjudges
+ * how cuts combine; measuring on every validation image decides. The
+ * planner's speed is not additive over layers (the hybrid's period is set
+ * by its slowest part, the balanced objective switches designs, PEs come
  * in integer shapes), which is why every step is re-planned instead of
  * summing per-layer gains.
  */
@@ -260,15 +265,17 @@ static int by_score(const void *a, const void *b)
 static int moves(Codesign *cs, const double *cur, double speed_now, Move *mv, IrDiag *d)
 {
     double *r = malloc(sizeof *r * (size_t)(cs->n_groups + 1));
+    if (!r)
+        return -1;
     int n = 0;
-    for (int g = 0; r && g < cs->n_groups; g++) {
+    for (int g = 0; g < cs->n_groups; g++) {
         if (group_move(cs, cur, g, speed_now, r, &mv[n], d))
             return free(r), -1;
         n += mv[n].score > -INFINITY;
     }
     free(r);
     qsort(mv, (size_t)n, sizeof *mv, by_score);
-    return r ? n : -1;
+    return n;
 }
 
 /* Measure the best `probes` moves and take the one with the best measured
