@@ -336,6 +336,11 @@ static const char pack_conv_code[] =
     "    o2h_conv2d_pack(p, w, g_pool + g_kw_at[k]);\n"
     "    return g_pool + g_kw_at[k];\n}\n\n";
 
+static const char pack_conv_s8_code[] =
+    "static const float *pack_conv_s8(const O2hConv2d *p, const int8_t *w, const int32_t *b, int k)\n{\n"
+    "    o2h_conv2d_s8_pack(p, w, b, g_pool + g_kw_at[k]);\n"
+    "    return g_pool + g_kw_at[k];\n}\n\n";
+
 static const char pack_gemm_code[] =
     "static const float *pack_gemm(const O2hGemm *p, const float *b, int k)\n{\n"
     "    if (!g_kw_size[k])\n        return b;\n"
@@ -374,6 +379,8 @@ static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pa
             fputs(pack_conv_code, f);
         if (strstr(init_body, "o2h_gemm_packed_size("))
             fputs(pack_gemm_code, f);
+        if (strstr(init_body, "o2h_conv2d_s8_packed_size("))
+            fputs(pack_conv_s8_code, f);
         fprintf(f, "/* Kernel sizes as the runtime built with this file computes them, then\n"
                    " * the weights repacked once into the pool. */\n"
                    "static int model_prepare(void)\n{\n%s"

@@ -97,19 +97,46 @@ static size_t bias_bytes(const QuantLayer *q, int64_t n)
     return (size_t)n * (q->wide ? 8 : 4);
 }
 
+/* An 8-bit conv with constant weights: the weights and biases packed once
+ * at init (model_prepare) into the pool slot of the layer, in the form this
+ * build's int8 kernels take (o2h_conv2d_s8_pack), so a run no longer repacks
+ * them; the slot is sized by the runtime the program is built with, and the
+ * pool estimate takes the bound over instruction sets. */
+static const char *conv_s8_weight(Emit *e, const char *bias)
+{
+    CgHost *h = e->h;
+    int k = cg_kslot(h);
+    if (h->phase == 0)
+        h->pool_est += ((int64_t)(o2h_conv2d_s8_packed_size_max(&e->q.conv) + 3) / 4 + 15) / 16 * 16;
+    cg_emit(h, h->init, "    g_kw_size[%d] = (o2h_conv2d_s8_packed_size(&%s) + 3) / 4;\n", k, e->id);
+    cg_emit(h, h->pack, "    g_kw[%d] = pack_conv_s8(&%s, %s, %s, %d);\n", k, e->id, cg_ptr(h, e->q.w), bias, k);
+    return ir_sprintf(h->g, "g_kw[%d]", k);
+}
+
 static void emit_conv(Emit *e, const char *X, const char *Y)
 {
     CgHost *h = e->h;
     const QuantLayer *q = &e->q;
     cg_emit_conv_desc(h, e->id, &q->conv);
-    size_t sc = q->wide ? o2h_conv2d_s16_scratch(&q->conv) : o2h_conv2d_s8_scratch(&q->conv);
-    const char *S = cg_scratch(h, (int64_t)sc);
     size_t b = pack_add(&e->pack, q->bias, bias_bytes(q, q->conv.F));
     const char *rq = requant(e, &q->rq);
+    const char *B = aux(e, b, q->wide ? "int64_t" : "int32_t");
+    if (!q->wide && cg_is_const(h, q->w)) {
+        size_t sc = o2h_conv2d_s8_packed_scratch(&q->conv);
+        const char *S = cg_scratch(h, (int64_t)sc);
+        const char *W = conv_s8_weight(e, B);
+        cg_emit(h, h->init, "    if (o2h_conv2d_s8_packed_scratch(&%s) > %zu)\n        return O2H_ERR_ARG;\n", e->id, sc);
+        cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", rq);
+        cg_emit(h, h->run, "        o2h_conv2d_s8_packed(&%s, %d, &rq, %s, %s, %s, %s);\n    }\n", e->id, q->x_zero, X, W,
+                Y, S);
+        return;
+    }
+    size_t sc = q->wide ? o2h_conv2d_s16_scratch(&q->conv) : o2h_conv2d_s8_scratch(&q->conv);
+    const char *S = cg_scratch(h, (int64_t)sc);
     cg_emit(h, h->init, "    if (o2h_conv2d_%s_scratch(&%s) > %zu)\n        return O2H_ERR_ARG;\n", e->s8, e->id, sc);
     cg_emit(h, h->run, "    {\n        const O2hRequant rq = %s;\n", rq);
     cg_emit(h, h->run, "        o2h_conv2d_%s(&%s, %d, &rq, %s, %s, %s, %s, %s);\n    }\n", e->s8, e->id, q->x_zero, X,
-            cg_ptr(h, q->w), aux(e, b, q->wide ? "int64_t" : "int32_t"), Y, S);
+            cg_ptr(h, q->w), B, Y, S);
 }
 
 static void emit_fc(Emit *e, const char *X, const char *Y)

@@ -117,6 +117,8 @@ void o2h_conv2d_s8(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, con
  * instruction set), filled by o2h_conv2d_s8_pack; the run then needs
  * o2h_conv2d_s8_packed_scratch bytes of scratch. Same results. */
 size_t o2h_conv2d_s8_packed_size(const O2hConv2d *p);
+/* Its bound over every instruction set (for buffers sized at compile time). */
+size_t o2h_conv2d_s8_packed_size_max(const O2hConv2d *p);
 void o2h_conv2d_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, void *packed);
 size_t o2h_conv2d_s8_packed_scratch(const O2hConv2d *p);
 void o2h_conv2d_s8_packed(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,

@@ -45,6 +45,13 @@ size_t o2h_conv2d_s8_packed_size(const O2hConv2d *p)
     return (size_t)p->G * o2h_i8_packed_bytes(p->F / p->G, o2h_conv_k(p));
 }
 
+size_t o2h_conv2d_s8_packed_size_max(const O2hConv2d *p)
+{
+    if (o2h_is_depthwise(p))
+        return o2h_dw_s8_packed_bytes_max(p);
+    return (size_t)p->G * o2h_i8_packed_bytes_max(p->F / p->G, o2h_conv_k(p));
+}
+
 void o2h_conv2d_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, void *packed)
 {
     if (o2h_is_depthwise(p)) {
@@ -124,9 +131,15 @@ static void o2h_im2col_s8(const O2hConv2d *p, const int8_t *x, int cg, int8_t ze
                     int ow1 = p->W - off > 0 ? (p->W - off + p->SW - 1) / p->SW : 0;
                     ow1 = ow1 < p->WO ? ow1 : p->WO;
                     ow0 = ow0 < ow1 ? ow0 : ow1;
-                    memset(r, zero, (size_t)ow0);
+                    for (int j = 0; j < ow0 && j < 4; j++)   /* pads: mostly 0 or 1 */
+                        r[j] = zero;
+                    if (ow0 > 4)
+                        memset(r, zero, (size_t)ow0);
                     o2h_i8_strided_copy(r + ow0, src + ow0 * p->SW + off, ow1 - ow0, p->SW);
-                    memset(r + ow1, zero, (size_t)(p->WO - ow1));
+                    for (int j = ow1; j < p->WO && j < ow1 + 4; j++)
+                        r[j] = zero;
+                    if (p->WO - ow1 > 4)
+                        memset(r + ow1, zero, (size_t)(p->WO - ow1));
                 }
             }
 }

@@ -147,8 +147,12 @@ static int o2h_same_shapes(const O2hBroadcast *p)
     return 1;
 }
 
+/* q is copied to a local: y's stores (character type) could alias *q, which
+ * would reload its fields for every element and keep the loop scalar. */
 #define O2H_ELT_BODY(ONE, TY)                                                          \
     O2hWalk w;                                                                         \
+    const O2hEltQ qloc = *q;                                                           \
+    q = &qloc;                                                                         \
     if (o2h_same_shapes(p)) {                                                          \
         int64_t n = 1;                                                                 \
         for (int i = 0; i < p->rank; i++)                                              \

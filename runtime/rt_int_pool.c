@@ -77,12 +77,70 @@ static int32_t o2h_avg_out(const O2hPoolQ *q, int64_t acc, int cnt)
 O2H_POOL_PLANE(o2h_pool_plane_s8, int8_t)
 O2H_POOL_PLANE(o2h_pool_plane_s16, int16_t)
 
+/* Max pooling of a plane without dilation, same results: per output row the
+ * maximum of the window's rows is taken first over the whole row (from lo,
+ * contiguous, so it vectorizes), then each output takes the maximum over its
+ * columns of that row, with no bounds work for windows inside the image.
+ * Returns 0 (nothing done) for dilations or rows wider than its buffer. */
+#define O2H_MAX_ROW_CAP 2048
+#define O2H_MAX_PLANE(NAME, T)                                                                 \
+    static int NAME(const O2hPool2d *p, const T *x, T *y, int32_t lo)                          \
+    {                                                                                          \
+        T t[O2H_MAX_ROW_CAP];                                                                  \
+        if (p->DH != 1 || p->DW != 1 || p->W > O2H_MAX_ROW_CAP || p->SW <= 0)                 \
+            return 0;                                                                          \
+        int KW = p->KW, SW = p->SW, W = p->W;                                                  \
+        /* outputs [a, b) have their whole window inside the row */                         \
+        int a = (p->PL + SW - 1) / SW, b = W - KW + p->PL >= 0 ? (W - KW + p->PL) / SW + 1 : 0; \
+        b = b < p->WO ? b : p->WO;                                                             \
+        a = a < b ? a : b;                                                                     \
+        for (int oh = 0; oh < p->HO; oh++) {                                                   \
+            int h0, h1, hc;                                                                    \
+            o2h_qpool_axis(oh, p->SH, 1, p->KH, p->PT, p->PB, p->H, &h0, &h1, &hc);            \
+            int ih0 = oh * p->SH - p->PT;                                                      \
+            for (int iw = 0; iw < W; iw++)                                                     \
+                t[iw] = (T)lo;                                                                 \
+            for (int kh = h0; kh < h1; kh++) {                                                 \
+                const T *row = x + (int64_t)(ih0 + kh) * W;                                    \
+                for (int iw = 0; iw < W; iw++)                                                 \
+                    t[iw] = row[iw] > t[iw] ? row[iw] : t[iw];                                 \
+            }                                                                                  \
+            T *yr = y + (int64_t)oh * p->WO;                                                   \
+            for (int ow = 0; ow < p->WO; ow++) {                                               \
+                if (ow == a && a < b) {                                                        \
+                    for (; ow < b; ow++) {                                                     \
+                        const T *s = t + ow * SW - p->PL;                                      \
+                        T m = s[0];                                                            \
+                        for (int kw = 1; kw < KW; kw++)                                        \
+                            m = s[kw] > m ? s[kw] : m;                                         \
+                        yr[ow] = m;                                                            \
+                    }                                                                          \
+                    if (ow >= p->WO)                                                           \
+                        break;                                                                 \
+                }                                                                              \
+                int w0, w1, wc;                                                                \
+                o2h_qpool_axis(ow, SW, 1, KW, p->PL, p->PR, W, &w0, &w1, &wc);                 \
+                int32_t m = lo;                                                                \
+                for (int kw = w0; kw < w1; kw++) {                                             \
+                    int32_t v = t[ow * SW - p->PL + kw];                                       \
+                    m = v > m ? v : m;                                                         \
+                }                                                                              \
+                yr[ow] = (T)m;                                                                 \
+            }                                                                                  \
+        }                                                                                      \
+        return 1;                                                                              \
+    }
+
+O2H_MAX_PLANE(o2h_max_plane_s8, int8_t)
+O2H_MAX_PLANE(o2h_max_plane_s16, int16_t)
+
 void o2h_maxpool2d_s8(const O2hPool2d *p, const int8_t *x, int8_t *y, int32_t lo)
 {
     O2hPoolQ q = {p, 1, 0, lo, NULL};
     int64_t hw = (int64_t)p->H * p->W, hwo = (int64_t)p->HO * p->WO;
     for (int64_t i = 0; i < (int64_t)p->N * p->C; i++)
-        o2h_pool_plane_s8(&q, x + i * hw, y + i * hwo);
+        if (!o2h_max_plane_s8(p, x + i * hw, y + i * hwo, lo))
+            o2h_pool_plane_s8(&q, x + i * hw, y + i * hwo);
 }
 
 void o2h_maxpool2d_s16(const O2hPool2d *p, const int16_t *x, int16_t *y, int32_t lo)
@@ -90,7 +148,8 @@ void o2h_maxpool2d_s16(const O2hPool2d *p, const int16_t *x, int16_t *y, int32_t
     O2hPoolQ q = {p, 1, 0, lo, NULL};
     int64_t hw = (int64_t)p->H * p->W, hwo = (int64_t)p->HO * p->WO;
     for (int64_t i = 0; i < (int64_t)p->N * p->C; i++)
-        o2h_pool_plane_s16(&q, x + i * hw, y + i * hwo);
+        if (!o2h_max_plane_s16(p, x + i * hw, y + i * hwo, lo))
+            o2h_pool_plane_s16(&q, x + i * hw, y + i * hwo);
 }
 
 void o2h_avgpool2d_s8(const O2hPool2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,
