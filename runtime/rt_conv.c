@@ -24,7 +24,8 @@ typedef enum {
     O2H_CONV_GEMM1X1,
     O2H_CONV_DEPTHWISE,
     O2H_CONV_DIRECT,
-    O2H_CONV_IM2COL
+    O2H_CONV_IM2COL,
+    O2H_CONV_WINOGRAD
 } O2hConvPath;
 
 /* Fewest input channels per group for the direct path: below it each tap's
@@ -36,6 +37,15 @@ typedef enum {
 /* Most taps (KH*KW) the direct path keeps offsets for on the stack. */
 #define O2H_DIRECT_MAX_TAPS 1024
 
+/* Winograd F(2x2, 3x3): fewest output pixels and channels (below them the
+ * transforms cost more than the 2.25x fewer multiplies save), widest row
+ * (the row buffers are on the stack), and the floats of transformed input
+ * kept per block of tile rows. */
+#define O2H_WINO_MIN_PIX 196
+#define O2H_WINO_MIN_C 16
+#define O2H_WINO_MAX_W 4096
+#define O2H_WINO_V_FLOATS 131072
+
 /* Floats of im2col panel per block of output columns (sized for L2). */
 #define O2H_IM2COL_FLOATS 131072
 
@@ -46,6 +56,11 @@ static O2hConvPath o2h_conv_path(const O2hConv2d *p)
     if (p->KH == 1 && p->KW == 1 && p->SH == 1 && p->SW == 1 && p->PT == 0 && p->PL == 0 &&
         p->PB == 0 && p->PR == 0 && p->HO == p->H && p->WO == p->W)
         return O2H_CONV_GEMM1X1;
+    if (p->G == 1 && p->KH == 3 && p->KW == 3 && p->SH == 1 && p->SW == 1 && p->DH == 1 &&
+        p->DW == 1 && p->PT == 1 && p->PL == 1 && p->PB == 1 && p->PR == 1 && p->HO == p->H &&
+        p->WO == p->W && p->HO % 2 == 0 && p->WO % 2 == 0 && p->HO * p->WO >= O2H_WINO_MIN_PIX &&
+        p->W <= O2H_WINO_MAX_W && p->C >= O2H_WINO_MIN_C && p->F >= O2H_WINO_MIN_C)
+        return O2H_CONV_WINOGRAD;
     if (p->KH * p->KW > 1 && p->KH * p->KW <= O2H_DIRECT_MAX_TAPS &&
         p->C / p->G >= O2H_DIRECT_MIN_C && p->HO * p->WO > O2H_DIRECT_MIN_PIX)
         return O2H_CONV_DIRECT;
@@ -114,6 +129,28 @@ static O2hPhasePlane o2h_phase_plane(const O2hConv2d *p)
     return d;
 }
 
+/* Winograd F(2x2, 3x3) geometry: the output is cut into 2x2 tiles, th x tw
+ * of them; rb tile rows form a block whose nb = rb*tw tiles are the columns
+ * of the 16 GEMMs (one per transformed position xi), ld floats apart. */
+typedef struct {
+    int th, tw, rb, ld, hs;
+} O2hWino;
+
+static O2hWino o2h_wino(const O2hConv2d *p)
+{
+    O2hWino g;
+    int cmax = p->C > p->F ? p->C : p->F;
+    g.th = p->HO / 2;
+    g.tw = p->WO / 2;
+    g.rb = O2H_WINO_V_FLOATS / (16 * cmax * g.tw);
+    g.rb = g.rb < 1 ? 1 : g.rb > g.th ? g.th : g.rb;
+    /* the last row's whole vectors may pass nb by up to VL - 1 columns */
+    g.ld = ((g.rb - 1) * g.tw + (g.tw + O2H_VL - 1) / O2H_VL * O2H_VL + O2H_VL - 1) / O2H_VL *
+           O2H_VL;
+    g.hs = (g.tw + 1 + O2H_VL) / 16 * 16 + 16;   /* even/odd half row, zeroed slack */
+    return g;
+}
+
 /* Packed floats per group: MR-row panels of filters. */
 static size_t o2h_conv_group_packed(const O2hConv2d *p)
 {
@@ -124,13 +161,49 @@ size_t o2h_conv2d_packed_size(const O2hConv2d *p)
 {
     if (o2h_conv_path(p) == O2H_CONV_DEPTHWISE)
         return 0;
+    if (o2h_conv_path(p) == O2H_CONV_WINOGRAD)
+        return 16 * o2h_gemm_panels_size(p->F, p->C);
     return (size_t)p->G * o2h_conv_group_packed(p);
+}
+
+/* The 16 transformed filters U = G g G^T (G = [1 0 0; .5 .5 .5; .5 -.5 .5;
+ * 0 0 1]), computed in double, each xi as the A operand of its GEMM. */
+static void o2h_wino_pack(const O2hConv2d *p, const float *w, float *wp)
+{
+    int F = p->F, C = p->C;
+    size_t per = o2h_gemm_panels_size(F, C);
+    memset(wp, 0, 16 * per * sizeof *wp);
+    for (int f = 0; f < F; f++)
+        for (int c = 0; c < C; c++) {
+            const float *g = w + ((size_t)f * C + c) * 9;
+            double t[4][3], u[4][4];
+            for (int j = 0; j < 3; j++) {
+                double g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
+                t[0][j] = g0;
+                t[1][j] = 0.5 * (g0 + g1 + g2);
+                t[2][j] = 0.5 * (g0 - g1 + g2);
+                t[3][j] = g2;
+            }
+            for (int a = 0; a < 4; a++) {
+                u[a][0] = t[a][0];
+                u[a][1] = 0.5 * (t[a][0] + t[a][1] + t[a][2]);
+                u[a][2] = 0.5 * (t[a][0] - t[a][1] + t[a][2]);
+                u[a][3] = t[a][2];
+            }
+            size_t at = o2h_gemm_panel_index(F, C, f, c);
+            for (int xi = 0; xi < 16; xi++)
+                wp[(size_t)xi * per + at] = (float)u[xi / 4][xi % 4];
+        }
 }
 
 void o2h_conv2d_pack(const O2hConv2d *p, const float *w_onnx, float *w_packed)
 {
     if (o2h_conv_path(p) == O2H_CONV_DEPTHWISE)
         return;
+    if (o2h_conv_path(p) == O2H_CONV_WINOGRAD) {
+        o2h_wino_pack(p, w_onnx, w_packed);
+        return;
+    }
     int fg = p->F / p->G, k = o2h_conv_k(p), taps = p->KH * p->KW;
     size_t per = o2h_conv_group_packed(p);
     for (int g = 0; g < p->G; g++) {
@@ -158,6 +231,10 @@ size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
     case O2H_CONV_IM2COL:
         s = (size_t)o2h_conv_k(p) * o2h_im2col_cols(p);
         break;
+    case O2H_CONV_WINOGRAD: {
+        O2hWino g = o2h_wino(p);
+        return 16 * (size_t)(p->C + p->F) * g.ld + 8 * (size_t)g.hs;
+    }
     case O2H_CONV_GEMM1X1:
         break;
     }
@@ -556,6 +633,206 @@ static void o2h_conv_direct(const O2hConv2d *p, const float *x, const float *w,
         }
 }
 
+/* ------------------------------------------------------------ Winograd */
+
+/* Winograd F(2x2, 3x3) for 3x3 stride-1 pad-1 convs on even maps: each 2x2
+ * output tile comes from a 4x4 input tile d as A^T [U . (B^T d B)] A, so the
+ * channel reduction is 16 GEMMs (one per position xi of the 4x4 transform,
+ * F x C times C x tiles) with 2.25x fewer multiplies than the direct conv.
+ * Blocks of tile rows keep the transformed input V and the products M in
+ * L2; the output transform applies bias, residual and activation. The
+ * transforms are exact additions and halvings of the weights, so results
+ * differ from the direct sums only in rounding (tests: 2e-5 relative). */
+
+/* The input transform of one 4x4 tile (or VL tiles side by side):
+ * B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], V = B^T d B, stored at
+ * v[xi*vs]. d[i] = E_i[0], O_i[0], E_i[1], O_i[1] (even/odd padded columns). */
+#define O2H_WINO_IN(T, LOAD, STORE)                                                            \
+    do {                                                                                       \
+        T d[4][4], t[4][4];                                                                    \
+        for (int i = 0; i < 4; i++) {                                                          \
+            d[i][0] = LOAD(E[i]);                                                              \
+            d[i][1] = LOAD(O[i]);                                                              \
+            d[i][2] = LOAD(E[i] + 1);                                                          \
+            d[i][3] = LOAD(O[i] + 1);                                                          \
+        }                                                                                      \
+        for (int j = 0; j < 4; j++) {                                                          \
+            t[0][j] = d[0][j] - d[2][j];                                                       \
+            t[1][j] = d[1][j] + d[2][j];                                                       \
+            t[2][j] = d[2][j] - d[1][j];                                                       \
+            t[3][j] = d[1][j] - d[3][j];                                                       \
+        }                                                                                      \
+        for (int a = 0; a < 4; a++) {                                                          \
+            STORE(v + (size_t)(4 * a) * vs, t[a][0] - t[a][2]);                                \
+            STORE(v + (size_t)(4 * a + 1) * vs, t[a][1] + t[a][2]);                            \
+            STORE(v + (size_t)(4 * a + 2) * vs, t[a][2] - t[a][1]);                            \
+            STORE(v + (size_t)(4 * a + 3) * vs, t[a][1] - t[a][3]);                            \
+        }                                                                                      \
+    } while (0)
+
+#define O2H_SLOAD(p) (*(p))
+#define O2H_SSTORE(p, x) (*(p) = (x))
+
+/* Transformed input of tile row ty of one channel: v[xi*vs + tx]. */
+static void o2h_wino_in_row(const O2hConv2d *p, O2hWino g, const float *xc, int ty,
+                            float *restrict eo, float *restrict v, size_t vs)
+{
+    int W = p->W, tw = g.tw, tx = 0;
+    const float *E[4], *O[4];
+    /* padded row 2ty+i: even columns E_i[k] = x[2k-1], odd O_i[k] = x[2k] */
+    for (int i = 0; i < 4; i++) {
+        float *e = eo + (size_t)i * g.hs, *o = eo + (size_t)(4 + i) * g.hs;
+        int ih = 2 * ty + i - 1;
+        E[i] = e;
+        O[i] = o;
+        if (ih < 0 || ih >= p->H) {
+            memset(e, 0, (size_t)(tw + 1) * sizeof *e);
+            memset(o, 0, (size_t)(tw + 1) * sizeof *o);
+            continue;
+        }
+        o2h_deinterleave2(xc + (size_t)ih * W, o, tw, e + 1, tw);
+        e[0] = 0.0f;
+        o[tw] = 0.0f;
+    }
+#if O2H_VEC
+    /* whole vectors: up to VL-1 tiles past the row are computed from the
+     * zeroed slack and land where the next row (or the unused columns of
+     * the block) will be written */
+    for (; tx < tw; tx += O2H_VL) {
+        O2H_WINO_IN(o2h_vf, o2h_vload, o2h_vstore);
+        for (int i = 0; i < 4; i++) {
+            E[i] += O2H_VL;
+            O[i] += O2H_VL;
+        }
+        v += O2H_VL;
+    }
+#endif
+    for (; tx < tw; tx++) {
+        O2H_WINO_IN(float, O2H_SLOAD, O2H_SSTORE);
+        for (int i = 0; i < 4; i++) {
+            E[i]++;
+            O[i]++;
+        }
+        v++;
+    }
+}
+
+/* The output transform of one tile (or VL tiles): A^T = [1 1 1 0; 0 1 -1 -1],
+ * Y = A^T M A, plus bias b: y00 y01 (row 2ty), y10 y11 (row 2ty+1). */
+#define O2H_WINO_OUT(T, LOAD)                                                                  \
+    T r[2][4];                                                                                 \
+    for (int j = 0; j < 4; j++) {                                                              \
+        T m0 = LOAD(m + (size_t)j * ms), m1 = LOAD(m + (size_t)(4 + j) * ms);                  \
+        T m2 = LOAD(m + (size_t)(8 + j) * ms), m3 = LOAD(m + (size_t)(12 + j) * ms);           \
+        r[0][j] = m0 + m1 + m2;                                                                \
+        r[1][j] = m1 - m2 - m3;                                                                \
+    }                                                                                          \
+    T y00 = r[0][0] + r[0][1] + r[0][2] + b, y01 = r[0][1] - r[0][2] - r[0][3] + b;            \
+    T y10 = r[1][0] + r[1][1] + r[1][2] + b, y11 = r[1][1] - r[1][2] - r[1][3] + b
+
+/* Output rows 2ty, 2ty+1 of one channel from its products m[xi*ms + tx],
+ * plus bias and residual. */
+static void o2h_wino_out_row(int tw, const float *restrict m, size_t ms, float b,
+                             const float *restrict res, int wo, float *restrict y)
+{
+    int tx = 0;
+#if O2H_VEC
+    for (; tx + O2H_VL <= tw; tx += O2H_VL) {
+        O2H_WINO_OUT(o2h_vf, o2h_vload);
+        o2h_vf a0 = O2H_VZIPLO(y00, y01), a1 = O2H_VZIPHI(y00, y01);
+        o2h_vf c0 = O2H_VZIPLO(y10, y11), c1 = O2H_VZIPHI(y10, y11);
+        if (res) {
+            a0 += o2h_vload(res);
+            a1 += o2h_vload(res + O2H_VL);
+            c0 += o2h_vload(res + wo);
+            c1 += o2h_vload(res + wo + O2H_VL);
+            res += 2 * O2H_VL;
+        }
+        o2h_vstore(y, a0);
+        o2h_vstore(y + O2H_VL, a1);
+        o2h_vstore(y + wo, c0);
+        o2h_vstore(y + wo + O2H_VL, c1);
+        y += 2 * O2H_VL;
+        m += O2H_VL;
+    }
+    if (tx < tw) {   /* the last tiles in a vector, stored through a buffer */
+        int n = 2 * (tw - tx);
+        float t[4 * O2H_VL];
+        O2H_WINO_OUT(o2h_vf, o2h_vload);
+        o2h_vstore(t, O2H_VZIPLO(y00, y01));
+        o2h_vstore(t + O2H_VL, O2H_VZIPHI(y00, y01));
+        o2h_vstore(t + 2 * O2H_VL, O2H_VZIPLO(y10, y11));
+        o2h_vstore(t + 3 * O2H_VL, O2H_VZIPHI(y10, y11));
+        for (int j = 0; j < n; j++) {
+            y[j] = t[j] + (res ? res[j] : 0.0f);
+            y[wo + j] = t[2 * O2H_VL + j] + (res ? res[wo + j] : 0.0f);
+        }
+        return;
+    }
+#endif
+    for (; tx < tw; tx++) {
+        O2H_WINO_OUT(float, O2H_SLOAD);
+        if (res) {
+            y00 += res[0];
+            y01 += res[1];
+            y10 += res[wo];
+            y11 += res[wo + 1];
+            res += 2;
+        }
+        y[0] = y00;
+        y[1] = y01;
+        y[wo] = y10;
+        y[wo + 1] = y11;
+        y += 2;
+        m++;
+    }
+}
+
+static void o2h_conv_wino(const O2hConv2d *p, const float *x, const float *w, const float *bias,
+                          const O2hEpilogue *e, float *y, float *scratch)
+{
+    O2hWino g = o2h_wino(p);
+    int C = p->C, F = p->F, WO = p->WO;
+    size_t hw = (size_t)p->H * p->W, hwo = (size_t)p->HO * WO, per = o2h_gemm_panels_size(F, C);
+    size_t vs = (size_t)C * g.ld, ms = (size_t)F * g.ld;
+    float *v = scratch, *m = v + 16 * vs, *eo = m + 16 * ms;
+    O2hTileEpi ep = {1.0f, NULL, NULL, NULL, 0, NULL, 0, 0};
+    int act = e && e->act != O2H_ACT_NONE;
+    memset(eo, 0, 8 * (size_t)g.hs * sizeof *eo);
+    for (int n = 0; n < p->N; n++) {
+        const float *xn = x + (size_t)n * C * hw;
+        float *yn = y + (size_t)n * F * hwo;
+        const float *rn = e && e->residual ? e->residual + (size_t)n * F * hwo : NULL;
+        for (int ty0 = 0; ty0 < g.th; ty0 += g.rb) {
+            int ty1 = ty0 + g.rb < g.th ? ty0 + g.rb : g.th, nb = (ty1 - ty0) * g.tw;
+            /* the GEMMs run over whole vectors of tiles: the extra columns
+             * [nb, np) are zeros and their products are not used */
+            int np = (nb + O2H_VL - 1) / O2H_VL * O2H_VL;
+            for (int c = 0; c < C; c++) {
+                for (int ty = ty0; ty < ty1; ty++)
+                    o2h_wino_in_row(p, g, xn + (size_t)c * hw, ty, eo,
+                                    v + (size_t)c * g.ld + (size_t)(ty - ty0) * g.tw, vs);
+                for (int xi = 0; xi < 16 && np > nb; xi++)
+                    memset(v + (size_t)xi * vs + (size_t)c * g.ld + nb, 0,
+                           (size_t)(np - nb) * sizeof *v);
+            }
+            for (int xi = 0; xi < 16; xi++)
+                o2h_gemm_core(F, np, C, w + (size_t)xi * per, v + (size_t)xi * vs, g.ld,
+                              m + (size_t)xi * ms, g.ld, &ep);
+            for (int f = 0; f < F; f++) {
+                float b = bias ? bias[f] : 0.0f;
+                for (int ty = ty0; ty < ty1; ty++) {
+                    size_t at = (size_t)f * hwo + (size_t)(2 * ty) * WO;
+                    o2h_wino_out_row(g.tw, m + (size_t)f * g.ld + (size_t)(ty - ty0) * g.tw, ms, b,
+                                     rn ? rn + at : NULL, WO, yn + at);
+                    if (act)
+                        o2h_act_row(e, yn + at, 2 * (size_t)WO, f);
+                }
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------------ interface */
 
 void o2h_conv2d_f32(const O2hConv2d *p, const float *x, const float *w, const float *bias,
@@ -568,6 +845,10 @@ void o2h_conv2d_f32(const O2hConv2d *p, const float *x, const float *w, const fl
     }
     if (path == O2H_CONV_DIRECT) {
         o2h_conv_direct(p, x, w, bias, e, y, scratch);
+        return;
+    }
+    if (path == O2H_CONV_WINOGRAD) {
+        o2h_conv_wino(p, x, w, bias, e, y, scratch);
         return;
     }
     o2h_conv_gemm(p, x, w, bias, e, y, scratch);

@@ -14,9 +14,13 @@
 
 #include <math.h>
 
+#ifndef O2H_KC
 #define O2H_KC 256
+#endif
 /* K steps ahead at which the A panel is prefetched. */
+#ifndef O2H_PREFETCH_K
 #define O2H_PREFETCH_K 32
+#endif
 
 typedef struct {
     const float *p;
@@ -57,6 +61,14 @@ static int o2h_kblock_stop(int seglen, int K, int pc)
         end = end < seg_end ? end : seg_end;
     }
     return end;
+}
+
+size_t o2h_gemm_panel_index(int M, int K, int m, int k)
+{
+    int pc = k / O2H_KC * O2H_KC, kc = K - pc < O2H_KC ? K - pc : O2H_KC;
+    size_t mpad = (size_t)((M + O2H_MR - 1) / O2H_MR) * O2H_MR;
+    return (size_t)pc * mpad + (size_t)(m / O2H_MR * O2H_MR) * kc + (size_t)(k - pc) * O2H_MR +
+           (size_t)(m % O2H_MR);
 }
 
 /* Packed A is K-block major: block [pc, pe) holds, at pc*Mpad, the panels

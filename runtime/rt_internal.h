@@ -88,6 +88,24 @@ O2H_INLINE o2h_vf o2h_vmin(o2h_vf a, o2h_vf b) { return o2h_vselect(a < b, a, b)
 #define O2H_EVEN_IDX 0, 2, 4, 6
 #define O2H_ODD_IDX 1, 3, 5, 7
 #endif
+/* Low and high halves of a, b interleaved (a0 b0 a1 b1 ...). */
+#if O2H_VL == 16
+#define O2H_ZIPLO_IDX 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
+#define O2H_ZIPHI_IDX 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31
+#elif O2H_VL == 8
+#define O2H_ZIPLO_IDX 0, 8, 1, 9, 2, 10, 3, 11
+#define O2H_ZIPHI_IDX 4, 12, 5, 13, 6, 14, 7, 15
+#else
+#define O2H_ZIPLO_IDX 0, 4, 1, 5
+#define O2H_ZIPHI_IDX 2, 6, 3, 7
+#endif
+#if defined(__clang__)
+#define O2H_VZIPLO(a, b) __builtin_shufflevector((a), (b), O2H_ZIPLO_IDX)
+#define O2H_VZIPHI(a, b) __builtin_shufflevector((a), (b), O2H_ZIPHI_IDX)
+#else
+#define O2H_VZIPLO(a, b) __builtin_shuffle((a), (b), (o2h_vi){O2H_ZIPLO_IDX})
+#define O2H_VZIPHI(a, b) __builtin_shuffle((a), (b), (o2h_vi){O2H_ZIPHI_IDX})
+#endif
 #if defined(__clang__)
 #define O2H_VEVEN(a, b) __builtin_shufflevector((a), (b), O2H_EVEN_IDX)
 #define O2H_VODD(a, b) __builtin_shufflevector((a), (b), O2H_ODD_IDX)
@@ -218,6 +236,11 @@ size_t o2h_gemm_panels_size(int M, int K);
  * with K blocks not crossing taps (o2h_gemm_core_seg with seglen = C). */
 void o2h_gemm_pack_a_panels(int M, int K, const float *a, ptrdiff_t rs, ptrdiff_t ks, int taps,
                             float *ap);
+
+/* Index of element (m, k) of an M x K matrix packed by
+ * o2h_gemm_pack_a_panels with taps = 1 (for packers that compute A on the
+ * fly; the padding rows must be zeroed by the caller). */
+size_t o2h_gemm_panel_index(int M, int K, int m, int k);
 
 /* o2h_conv2d_scratch_size of a depthwise conv, bounded over every vector
  * width (rt_conv.c). */

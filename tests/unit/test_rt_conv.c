@@ -156,6 +156,23 @@ static void test_direct(void)
         run_all_epilogues("direct", &cs[i]);
 }
 
+/* 3x3 stride-1 pad-1 convs on even maps of at least 196 pixels: the
+ * Winograd F(2x2, 3x3) path (tile rows of 7 and 19 tiles: vector tails;
+ * K over two blocks; several blocks of tile rows; batch 2). */
+static void test_winograd(void)
+{
+    ConvCase cs[] = {
+        {1, 16, 14, 14, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {2, 40, 16, 38, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 300, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("winograd", &cs[i]);
+    ConvCase blocks = {1, 64, 40, 40, 35, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    run_conv("winograd-blocks", &blocks, O2H_ACT_RELU, 1, 1);
+    run_conv("winograd-blocks", &blocks, O2H_ACT_NONE, 0, 0);
+}
+
 /* Few output pixels: ragged column tails of the GEMM. */
 static void test_fewpix(void)
 {
@@ -265,6 +282,7 @@ int main(void)
     test_pointwise();
     test_im2col();
     test_direct();
+    test_winograd();
     test_fewpix();
     test_depthwise();
     test_transpose();
