@@ -42,6 +42,10 @@ typedef enum {
  * (the row buffers are on the stack), and the floats of transformed input
  * kept per block of tile rows. */
 #define O2H_WINO_MIN_PIX 196
+/* ... or on smaller maps (7x7), at least this many channel pairs C*F */
+#ifndef O2H_WINO_MIN_CF
+#define O2H_WINO_MIN_CF 65536
+#endif
 #define O2H_WINO_MIN_C 16
 #define O2H_WINO_MAX_W 4096
 #define O2H_WINO_V_FLOATS 131072
@@ -58,7 +62,7 @@ static O2hConvPath o2h_conv_path(const O2hConv2d *p)
         return O2H_CONV_GEMM1X1;
     if (p->G == 1 && p->KH == 3 && p->KW == 3 && p->SH == 1 && p->SW == 1 && p->DH == 1 &&
         p->DW == 1 && p->PT == 1 && p->PL == 1 && p->PB == 1 && p->PR == 1 && p->HO == p->H &&
-        p->WO == p->W && p->HO % 2 == 0 && p->WO % 2 == 0 && p->HO * p->WO >= O2H_WINO_MIN_PIX &&
+        p->WO == p->W && (p->HO * p->WO >= O2H_WINO_MIN_PIX || p->C * p->F >= O2H_WINO_MIN_CF) &&
         p->W <= O2H_WINO_MAX_W && p->C >= O2H_WINO_MIN_C && p->F >= O2H_WINO_MIN_C)
         return O2H_CONV_WINOGRAD;
     if (p->KH * p->KW > 1 && p->KH * p->KW <= O2H_DIRECT_MAX_TAPS &&
@@ -140,8 +144,8 @@ static O2hWino o2h_wino(const O2hConv2d *p)
 {
     O2hWino g;
     int cmax = p->C > p->F ? p->C : p->F;
-    g.th = p->HO / 2;
-    g.tw = p->WO / 2;
+    g.th = (p->HO + 1) / 2;   /* an odd map's last tile row/column is half used */
+    g.tw = (p->WO + 1) / 2;
     g.rb = O2H_WINO_V_FLOATS / (16 * cmax * g.tw);
     g.rb = g.rb < 1 ? 1 : g.rb > g.th ? g.th : g.rb;
     /* the last row's whole vectors may pass nb by up to VL - 1 columns */
@@ -635,7 +639,7 @@ static void o2h_conv_direct(const O2hConv2d *p, const float *x, const float *w,
 
 /* ------------------------------------------------------------ Winograd */
 
-/* Winograd F(2x2, 3x3) for 3x3 stride-1 pad-1 convs on even maps: each 2x2
+/* Winograd F(2x2, 3x3) for 3x3 stride-1 pad-1 convs: each 2x2
  * output tile comes from a 4x4 input tile d as A^T [U . (B^T d B)] A, so the
  * channel reduction is 16 GEMMs (one per position xi of the 4x4 transform,
  * F x C times C x tiles) with 2.25x fewer multiplies than the direct conv.
@@ -690,9 +694,12 @@ static void o2h_wino_in_row(const O2hConv2d *p, O2hWino g, const float *xc, int 
             memset(o, 0, (size_t)(tw + 1) * sizeof *o);
             continue;
         }
-        o2h_deinterleave2(xc + (size_t)ih * W, o, tw, e + 1, tw);
+        o2h_deinterleave2(xc + (size_t)ih * W, o, (W + 1) / 2, e + 1, W / 2);
         e[0] = 0.0f;
-        o[tw] = 0.0f;
+        for (int k = W / 2 + 1; k <= tw; k++)
+            e[k] = 0.0f;
+        for (int k = (W + 1) / 2; k <= tw; k++)
+            o[k] = 0.0f;
     }
 #if O2H_VEC
     /* whole vectors: up to VL-1 tiles past the row are computed from the
@@ -730,62 +737,68 @@ static void o2h_wino_in_row(const O2hConv2d *p, O2hWino g, const float *xc, int 
     T y00 = r[0][0] + r[0][1] + r[0][2] + b, y01 = r[0][1] - r[0][2] - r[0][3] + b;            \
     T y10 = r[1][0] + r[1][1] + r[1][2] + b, y11 = r[1][1] - r[1][2] - r[1][3] + b
 
-/* Output rows 2ty, 2ty+1 of one channel from its products m[xi*ms + tx],
- * plus bias and residual. */
+/* Output rows 2ty and, when two, 2ty+1 (wo columns each, ldy apart) of one
+ * channel from its products m[xi*ms + tx], plus bias and residual. */
 static void o2h_wino_out_row(int tw, const float *restrict m, size_t ms, float b,
-                             const float *restrict res, int wo, float *restrict y)
+                             const float *restrict res, int wo, int two, size_t ldy,
+                             float *restrict y)
 {
     int tx = 0;
 #if O2H_VEC
-    for (; tx + O2H_VL <= tw; tx += O2H_VL) {
+    for (; 2 * (tx + O2H_VL) <= wo && two; tx += O2H_VL) {
         O2H_WINO_OUT(o2h_vf, o2h_vload);
         o2h_vf a0 = O2H_VZIPLO(y00, y01), a1 = O2H_VZIPHI(y00, y01);
         o2h_vf c0 = O2H_VZIPLO(y10, y11), c1 = O2H_VZIPHI(y10, y11);
         if (res) {
             a0 += o2h_vload(res);
             a1 += o2h_vload(res + O2H_VL);
-            c0 += o2h_vload(res + wo);
-            c1 += o2h_vload(res + wo + O2H_VL);
+            c0 += o2h_vload(res + ldy);
+            c1 += o2h_vload(res + ldy + O2H_VL);
             res += 2 * O2H_VL;
         }
         o2h_vstore(y, a0);
         o2h_vstore(y + O2H_VL, a1);
-        o2h_vstore(y + wo, c0);
-        o2h_vstore(y + wo + O2H_VL, c1);
+        o2h_vstore(y + ldy, c0);
+        o2h_vstore(y + ldy + O2H_VL, c1);
         y += 2 * O2H_VL;
         m += O2H_VL;
     }
-    if (tx < tw) {   /* the last tiles in a vector, stored through a buffer */
-        int n = 2 * (tw - tx);
+    /* the rest in vectors stored through a buffer */
+    for (; tx < tw; tx += O2H_VL) {
+        int n = wo - 2 * tx < 2 * O2H_VL ? wo - 2 * tx : 2 * O2H_VL;
         float t[4 * O2H_VL];
         O2H_WINO_OUT(o2h_vf, o2h_vload);
         o2h_vstore(t, O2H_VZIPLO(y00, y01));
         o2h_vstore(t + O2H_VL, O2H_VZIPHI(y00, y01));
         o2h_vstore(t + 2 * O2H_VL, O2H_VZIPLO(y10, y11));
         o2h_vstore(t + 3 * O2H_VL, O2H_VZIPHI(y10, y11));
-        for (int j = 0; j < n; j++) {
+        for (int j = 0; j < n; j++)
             y[j] = t[j] + (res ? res[j] : 0.0f);
-            y[wo + j] = t[2 * O2H_VL + j] + (res ? res[wo + j] : 0.0f);
-        }
-        return;
+        for (int j = 0; two && j < n; j++)
+            y[ldy + j] = t[2 * O2H_VL + j] + (res ? res[ldy + j] : 0.0f);
+        if (res)
+            res += 2 * O2H_VL;
+        y += 2 * O2H_VL;
+        m += O2H_VL;
     }
-#endif
+#else
     for (; tx < tw; tx++) {
         O2H_WINO_OUT(float, O2H_SLOAD);
-        if (res) {
-            y00 += res[0];
-            y01 += res[1];
-            y10 += res[wo];
-            y11 += res[wo + 1];
-            res += 2;
+        int c1 = 2 * tx + 1 < wo;
+        y[0] = y00 + (res ? res[0] : 0.0f);
+        if (c1)
+            y[1] = y01 + (res ? res[1] : 0.0f);
+        if (two) {
+            y[ldy] = y10 + (res ? res[ldy] : 0.0f);
+            if (c1)
+                y[ldy + 1] = y11 + (res ? res[ldy + 1] : 0.0f);
         }
-        y[0] = y00;
-        y[1] = y01;
-        y[wo] = y10;
-        y[wo + 1] = y11;
+        if (res)
+            res += 2;
         y += 2;
         m++;
     }
+#endif
 }
 
 static void o2h_conv_wino(const O2hConv2d *p, const float *x, const float *w, const float *bias,
@@ -823,10 +836,11 @@ static void o2h_conv_wino(const O2hConv2d *p, const float *x, const float *w, co
                 float b = bias ? bias[f] : 0.0f;
                 for (int ty = ty0; ty < ty1; ty++) {
                     size_t at = (size_t)f * hwo + (size_t)(2 * ty) * WO;
+                    int two = 2 * ty + 1 < p->HO;
                     o2h_wino_out_row(g.tw, m + (size_t)f * g.ld + (size_t)(ty - ty0) * g.tw, ms, b,
-                                     rn ? rn + at : NULL, WO, yn + at);
+                                     rn ? rn + at : NULL, WO, two, (size_t)WO, yn + at);
                     if (act)
-                        o2h_act_row(e, yn + at, 2 * (size_t)WO, f);
+                        o2h_act_row(e, yn + at, (size_t)(two ? 2 : 1) * WO, f);
                 }
             }
         }

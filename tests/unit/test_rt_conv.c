@@ -156,7 +156,8 @@ static void test_direct(void)
         run_all_epilogues("direct", &cs[i]);
 }
 
-/* 3x3 stride-1 pad-1 convs on even maps of at least 196 pixels: the
+/* 3x3 stride-1 pad-1 convs on maps of at least 196 pixels (or with many
+ * channels): the
  * Winograd F(2x2, 3x3) path (tile rows of 7 and 19 tiles: vector tails;
  * K over two blocks; several blocks of tile rows; batch 2). */
 static void test_winograd(void)
@@ -165,9 +166,13 @@ static void test_winograd(void)
         {1, 16, 14, 14, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
         {2, 40, 16, 38, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
         {1, 300, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 16, 15, 17, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* odd: half-used tiles */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("winograd", &cs[i]);
+    ConvCase small = {1, 256, 7, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};   /* 7x7, many channels */
+    run_conv("winograd-7x7", &small, O2H_ACT_RELU, 1, 1);
+    run_conv("winograd-7x7", &small, O2H_ACT_SILU, 0, 0);
     ConvCase blocks = {1, 64, 40, 40, 35, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     run_conv("winograd-blocks", &blocks, O2H_ACT_RELU, 1, 1);
     run_conv("winograd-blocks", &blocks, O2H_ACT_NONE, 0, 0);
