@@ -1,7 +1,7 @@
 /* rt_conv.c - 2-D convolution (all groupings, pads, strides, dilations) with
  * a fused epilogue, weight packing, and ConvTranspose.
  *
- * Why four paths: a CNN's convs come in shapes that want different loops.
+ * Why five paths: a CNN's convs come in shapes that want different loops.
  *  - pointwise (1x1, stride 1, no pads): the input plane [C][H*W] already is
  *    the B matrix of a GEMM, so it goes straight to the GEMM core;
  *  - depthwise (groups == input channels, any multiplier): no reduction over
@@ -13,6 +13,9 @@
  *    100 pixels): the same phase planes for all input channels make every
  *    tap a shifted view of the input, so the conv is one GEMM whose K rows
  *    come in a segment per tap, with no im2col copy;
+ *  - Winograd F(2x2, 3x3) (3x3 stride 1 pad 1 with enough channels and
+ *    pixels, ResNet's body): 16 GEMMs over transformed tiles, 2.25x fewer
+ *    multiplies than the direct conv (see o2h_conv_wino);
  *  - everything else (few channels, small maps, strided 1x1): im2col of a
  *    block of output columns (sized for L2) followed by the GEMM core.
  * Weights for the GEMM paths are repacked once at init into MR-row panels
