@@ -519,8 +519,9 @@ int cg_hls_lint(const char *path, const CgHlsLintOptions *opt, CgHlsLintResult *
     memset(r, 0, sizeof *r);
     L.opt = opt ? opt : &none;
     L.res = r;
+    L.path = path;
     StrList files = {0}, incs = {0};
-    char *cfg_top = NULL;
+    char *cfg_top = NULL, cfg_path[4096];
     for (int i = 0; i < L.opt->n_include_dirs; i++)
         list_push(&incs, L.opt->include_dirs[i]);
     int errors = d->n_errors, rc = -1;
@@ -531,6 +532,8 @@ int cg_hls_lint(const char *path, const CgHlsLintOptions *opt, CgHlsLintResult *
         free(why);
     } else if (!collect(path, &files, &incs, &cfg_top, d) && !lint_files(&L, &files, &incs, d)) {
         L.cfg_top = cfg_top;
+        join(cfg_path, sizeof cfg_path, path, "hls_config.cfg");
+        L.cfg_path = cfg_path;
         lint_design(&L);
         rc = d->n_errors > errors ? -1 : 0;
     }

@@ -136,7 +136,7 @@ static int choose_top(Lint *L)
             if (!L->fns[i].n_interface)
                 continue;
             if (top >= 0) {
-                diag_error(L->d, NULL, NULL, NULL,
+                diag_error(L->d, L->path, NULL, NULL,
                            "both %s and %s carry #pragma HLS INTERFACE: name the top with --top",
                            L->fns[top].name, L->fns[i].name);
                 return -2;
@@ -150,9 +150,10 @@ static int choose_top(Lint *L)
     if (!name)
         return -1;
     int i = find_named(L, name);
-    if (i < 0)
-        diag_error(L->d, NULL, NULL, NULL, "top function %s is not defined in the linted files%s", name,
-                   L->opt->top ? "" : " (syn.top of hls_config.cfg)");
+    if (i < 0)   /* named by the cfg's syn.top, or by --top for the files of path */
+        diag_error(L->d, L->opt->top ? L->path : L->cfg_path, NULL, NULL,
+                   "top function %s is not defined in the linted files%s", name,
+                   L->opt->top ? " (--top)" : " (syn.top)");
     return i < 0 ? -2 : i;
 }
 

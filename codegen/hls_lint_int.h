@@ -146,7 +146,9 @@ typedef struct {
     const CgHlsLintOptions *opt;
     CgHlsLintResult *res;
     IrDiag *d;                   /* bad input found by the design rules (an unknown --top) */
+    const char *path;            /* the FILE.c or DIR linted: what design errors name */
     const char *cfg_top;         /* syn.top= of hls_config.cfg */
+    const char *cfg_path;        /* that hls_config.cfg, when it names the top */
     LintFn *fns;
     int n_fns;
     LintRegion *regions;

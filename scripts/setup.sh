@@ -4,8 +4,8 @@
 # Always: compiler, CMake, protobuf-c, onnx.proto, libclang, cJSON, libxml2; --test adds
 # what the test suite uses (ONNX conformance data, aarch64 cross compiler and
 # qemu-user, Chromium for the report check, g++ for the C++ simulation, tclsh
-# for the Vitis project check, Slurm and munge for the sweep's one-node cluster)
-# and builds with ASan+UBSan;
+# for the Vitis project check, Slurm and munge for the sweep's one-node cluster,
+# clang with libFuzzer's runtime for the fuzz targets) and builds with ASan+UBSan;
 # --ort installs ONNX Runtime (npm onnxruntime-node) into ./node_modules for
 # benchmarks and reference outputs. Installs only what is missing.
 set -euo pipefail
@@ -21,7 +21,8 @@ for a in "$@"; do
 done
 pkgs=(gcc make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev libclang-dev libcjson-dev liblapack-dev libxml2-dev)
 if [ "$test" = 1 ]; then
-  pkgs+=(libonnx-testdata gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user chromium g++ tcl slurm-wlm munge)
+  pkgs+=(libonnx-testdata gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user chromium g++ tcl slurm-wlm munge
+         clang libclang-rt-dev)   # libclang-rt-dev: libclang_rt.fuzzer (Debian 12: libclang-rt-14-dev)
 fi
 if [ "$ort" = 1 ] && ! { command -v node && command -v npm; } > /dev/null; then
   pkgs+=(nodejs npm)   # only when missing: a machine's own Node.js may conflict with Debian's npm

@@ -46,7 +46,7 @@ static const FuzzTarget *const targets[] = {
 };
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
 
-#define MAX_INPUT (1u << 20)
+#define FZ_MAX_INPUT (1u << 20)
 
 /* ------------------------------------------------------ current case */
 
@@ -198,8 +198,8 @@ static uint8_t *read_all(const char *path, size_t *n)
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    uint8_t *buf = malloc(MAX_INPUT + 1);
-    *n = buf ? fread(buf, 1, MAX_INPUT, f) : 0;
+    uint8_t *buf = malloc(FZ_MAX_INPUT + 1);
+    *n = buf ? fread(buf, 1, FZ_MAX_INPUT, f) : 0;
     fclose(f);
     return buf;
 }
@@ -262,7 +262,7 @@ static long one_target(const FuzzTarget *t, const char *corpus, int mutations)
     char **reg = list_dir(dir, &n_reg);
     snprintf(dir, sizeof dir, "%s/%s", corpus, t->name);
     char **seeds = list_dir(dir, &n_seed);
-    uint8_t *buf = malloc(MAX_INPUT + 64);
+    uint8_t *buf = malloc(FZ_MAX_INPUT + 64);
     for (int i = 0; i < n_reg; i++) {
         size_t n;
         uint8_t *data = read_all(reg[i], &n);
@@ -287,7 +287,7 @@ static long one_target(const FuzzTarget *t, const char *corpus, int mutations)
             memcpy(buf, data, n);
             int edits = 1 + (int)(next() % 4);
             for (int k = 0; k < edits; k++)
-                edit(buf, &m, MAX_INPUT);
+                edit(buf, &m, FZ_MAX_INPUT);
             run(t, buf, m, "seed %s, mutation %d", seeds[i], s);
             runs++;
         }

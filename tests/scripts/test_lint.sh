@@ -73,6 +73,16 @@ bad_input "$DATA/bad/heap.c" --frobnicate
 bad_input "$WORK/two_tops.c"
 bad_input "$WORK/empty"
 bad_input
+# a design-level refusal names its culprit: the cfg whose syn.top the linted files lack, the
+# folder for --top, the file with two INTERFACE tops
+cp -r "$DATA/good" "$WORK/cfgtop"
+sed -i '/^syn.file=top.c/d' "$WORK/cfgtop/hls_config.cfg"
+for c in "$WORK/cfgtop/hls_config.cfg: error: top function good_top|$WORK/cfgtop" \
+         "$DATA/good: error: top function no_such_top|$DATA/good --top no_such_top" \
+         "$WORK/two_tops.c: error: both|$WORK/two_tops.c"; do
+    bad_input ${c#*|}
+    grep -qF "${c%%|*}" "$WORK/bi.err" || { echo "FAIL: '${c%%|*}' not in: $(cat "$WORK/bi.err")"; fail=1; }
+done
 "$BIN" lint --help | grep -q "usage: onnx2hls lint" || { echo "FAIL: lint --help"; fail=1; }
 
 [ "$fail" = 0 ] && echo "test_lint: command line ok"
