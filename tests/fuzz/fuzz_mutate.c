@@ -13,7 +13,7 @@
  *   test_fuzz_mutate --replay TARGET FILE...        those inputs only
  *
  * CORPUS_DIR/<target>/ holds the seeds (tests/fuzz/make_corpus.sh writes
- * them). Mutations: O2H_FUZZ_MUTATIONS per seed (default 6), each seed
+ * them). Mutations: O2H_FUZZ_MUTATIONS per seed (default 8), each seed
  * s = 1..N stacking 1-4 edits chosen by a xorshift generator seeded from s
  * and the seed's name: bit flips, bytes set to boundary values, 2/4/8-byte
  * boundary integers, cut, duplicated or deleted ranges, and inserted
@@ -330,7 +330,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *env = getenv("O2H_FUZZ_MUTATIONS");
-    int mutations = env && atoi(env) >= 0 ? atoi(env) : 6;
+    int mutations = env && atoi(env) >= 0 ? atoi(env) : 8;
     int missing = 0;
     for (int i = 0; i < N_TARGETS; i++) {
         const FuzzTarget *t = targets[i];
