@@ -6,7 +6,9 @@
  * sanitizers any overflow or out-of-bounds access aborts the test, so this
  * shakes out the paths the hand-written cases do not reach. Each load must
  * return a graph, or NULL with at least one error. Deterministic (fixed
- * seed) so a failure reproduces. */
+ * seed) so a failure reproduces. Byte-level mutations of real models (and of
+ * every other input: side files, model.json, the lint's C) are
+ * tests/fuzz/fuzz_mutate.c's, over the same targets libFuzzer runs. */
 #include "check.h"
 #include "test_frontend_build.h"
 
