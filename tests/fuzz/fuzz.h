@@ -27,7 +27,14 @@ typedef struct {
     const char *name;
     int (*init)(void);                            /* once; 0 ok, -1 cannot run here; may be NULL */
     int (*one)(const uint8_t *data, size_t size);  /* one input; returns 0 */
+    /* a structure-aware mutation in place (at most max bytes); the new size,
+     * 0 when it does not apply (the byte-level mutations then run); may be NULL */
+    size_t (*mutate)(uint8_t *data, size_t size, size_t max, uint64_t seed);
 } FuzzTarget;
+
+/* fuzz_onnx.c: the input decoded as an ONNX model, its graph edited (attributes,
+ * dims, wiring, op types, opset), encoded again; 0 when it does not decode */
+size_t fz_onnx_mutate(uint8_t *data, size_t size, size_t max, uint64_t seed);
 
 #ifdef O2H_LIBFUZZER
 #define FUZZ_TARGET(nm, init_fn, one_fn)                                               \
@@ -45,8 +52,20 @@ typedef struct {
         return 0;                                                                      \
     }                                                                                  \
     int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return one_fn(data, size); }
+/* an ONNX model's target: every other mutation is fz_onnx_mutate's */
+#define FUZZ_TARGET_ONNX(nm, init_fn, one_fn)                                          \
+    FUZZ_TARGET(nm, init_fn, one_fn)                                                   \
+    size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max);                   \
+    size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned seed); \
+    size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned seed) \
+    {                                                                                  \
+        size_t n = seed % 2 ? fz_onnx_mutate(data, size, max, seed) : 0;               \
+        return n ? n : LLVMFuzzerMutate(data, size, max);                              \
+    }
 #else
-#define FUZZ_TARGET(nm, init_fn, one_fn) const FuzzTarget fuzz_target_##nm = {#nm, init_fn, one_fn};
+#define FUZZ_TARGET(nm, init_fn, one_fn) const FuzzTarget fuzz_target_##nm = {#nm, init_fn, one_fn, NULL};
+#define FUZZ_TARGET_ONNX(nm, init_fn, one_fn) \
+    const FuzzTarget fuzz_target_##nm = {#nm, init_fn, one_fn, fz_onnx_mutate};
 #endif
 
 /* A broken invariant: print it and abort (libFuzzer saves the input). */

@@ -30,4 +30,4 @@ static int one(const uint8_t *data, size_t size)
     return 0;
 }
 
-FUZZ_TARGET(load, NULL, one)
+FUZZ_TARGET_ONNX(load, NULL, one)

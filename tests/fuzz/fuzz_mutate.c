@@ -18,7 +18,8 @@
  * and the seed's name: bit flips, bytes set to boundary values, 2/4/8-byte
  * boundary integers, cut, duplicated or deleted ranges, and inserted
  * tokens that text formats give meaning to (numbers at the edges, quotes,
- * escapes, brackets, '#', '*', keys of the JSON files). Inputs above 1 MiB
+ * escapes, brackets, '#', '*', keys of the JSON files); for a model, every
+ * other mutation is instead structural (fuzz_onnx.c). Inputs above 1 MiB
  * are cut there. On a crash or a sanitizer report the case is printed and
  * its input saved as BINARY_DIR/fuzz/mutate-crash-<target>.bin. */
 #include "fuzz.h"
@@ -285,9 +286,14 @@ static long one_target(const FuzzTarget *t, const char *corpus, int mutations)
                 rng = 1;
             size_t m = n;
             memcpy(buf, data, n);
-            int edits = 1 + (int)(next() % 4);
-            for (int k = 0; k < edits; k++)
-                edit(buf, &m, FZ_MAX_INPUT);
+            size_t sm = t->mutate && s % 2 ? t->mutate(buf, m, FZ_MAX_INPUT, rng) : 0;
+            if (sm) {
+                m = sm;
+            } else {
+                int edits = 1 + (int)(next() % 4);
+                for (int k = 0; k < edits; k++)
+                    edit(buf, &m, FZ_MAX_INPUT);
+            }
             run(t, buf, m, "seed %s, mutation %d", seeds[i], s);
             runs++;
         }

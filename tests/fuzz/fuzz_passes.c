@@ -77,4 +77,4 @@ static int one(const uint8_t *data, size_t size)
     return 0;
 }
 
-FUZZ_TARGET(passes, NULL, one)
+FUZZ_TARGET_ONNX(passes, NULL, one)

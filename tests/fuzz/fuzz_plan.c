@@ -82,4 +82,4 @@ static int one(const uint8_t *data, size_t size)
     return 0;
 }
 
-FUZZ_TARGET(plan, NULL, one)
+FUZZ_TARGET_ONNX(plan, NULL, one)
