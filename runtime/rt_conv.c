@@ -51,7 +51,9 @@ typedef enum {
 #endif
 #define O2H_WINO_MIN_C 16
 #define O2H_WINO_MAX_W 4096
+#ifndef O2H_WINO_V_FLOATS
 #define O2H_WINO_V_FLOATS 131072
+#endif
 
 /* Floats of im2col panel per block of output columns (sized for L2). */
 #define O2H_IM2COL_FLOATS 131072

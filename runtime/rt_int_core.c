@@ -7,6 +7,13 @@
  * walks the tensors. */
 #include "o2h_rt_int.h"
 
+#if defined(__GNUC__) && !defined(O2H_NO_VEC) && defined(__AVX512VBMI__) && defined(__AVX512BW__)
+#include <immintrin.h>
+#define O2H_LUT_VBMI 1
+#else
+#define O2H_LUT_VBMI 0
+#endif
+
 #include <math.h>
 #include <string.h>
 
@@ -78,7 +85,20 @@ void o2h_rescale_s16(const int16_t *x, int16_t *y, size_t n, int32_t x_zero, con
 
 void o2h_lut_s8(const int8_t *x, int8_t *y, size_t n, const int8_t *table)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+#if O2H_LUT_VBMI
+    /* 64 codes at a time: two 128-entry byte permutes over the table held
+     * in four registers, the index x + 128 = x ^ 0x80 choosing the half */
+    const __m512i t0 = _mm512_loadu_si512((const void *)table), t1 = _mm512_loadu_si512((const void *)(table + 64));
+    const __m512i t2 = _mm512_loadu_si512((const void *)(table + 128)), t3 = _mm512_loadu_si512((const void *)(table + 192));
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    for (; i + 64 <= n; i += 64) {
+        __m512i u = _mm512_xor_si512(_mm512_loadu_si512((const void *)(x + i)), flip);
+        __m512i lo = _mm512_permutex2var_epi8(t0, u, t1), hi = _mm512_permutex2var_epi8(t2, u, t3);
+        _mm512_storeu_si512((void *)(y + i), _mm512_mask_blend_epi8(_mm512_movepi8_mask(u), lo, hi));
+    }
+#endif
+    for (; i < n; i++)
         y[i] = (int8_t)o2h_q_lut(x[i], table);
 }
 
@@ -166,8 +186,23 @@ static int o2h_same_shapes(const O2hBroadcast *p)
         int64_t ia, ib;                                                                \
         o2h_walk_row(p, &w, r, &ia, &ib);                                              \
         TY *yr = y + r * w.inner;                                                      \
-        for (int64_t i = 0; i < w.inner; i++)                                          \
-            yr[i] = (TY)ONE(q, a[ia + i * w.sa], b[ib + i * w.sb]);                    \
+        const TY *ar = a + ia, *br = b + ib;                                           \
+        /* the usual strides get loops the compiler vectorizes */                     \
+        if (w.sa == 1 && w.sb == 0) {                                                  \
+            const int32_t bv = br[0];                                                  \
+            for (int64_t i = 0; i < w.inner; i++)                                      \
+                yr[i] = (TY)ONE(q, ar[i], bv);                                         \
+        } else if (w.sa == 0 && w.sb == 1) {                                           \
+            const int32_t av = ar[0];                                                  \
+            for (int64_t i = 0; i < w.inner; i++)                                      \
+                yr[i] = (TY)ONE(q, av, br[i]);                                         \
+        } else if (w.sa == 1 && w.sb == 1) {                                           \
+            for (int64_t i = 0; i < w.inner; i++)                                      \
+                yr[i] = (TY)ONE(q, ar[i], br[i]);                                      \
+        } else {                                                                       \
+            for (int64_t i = 0; i < w.inner; i++)                                      \
+                yr[i] = (TY)ONE(q, ar[i * w.sa], br[i * w.sb]);                        \
+        }                                                                              \
     }
 
 void o2h_add_s8(const O2hBroadcast *p, const O2hEltQ *q, const int8_t *a, const int8_t *b, int8_t *y)

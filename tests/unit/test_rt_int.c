@@ -218,6 +218,45 @@ static void test_eltwise(void)
     for (int i = 0; i < 60; i++)
         bad += y[i] != (int8_t)(127 - (a[i] + 128));
     CHECK_EQ_INT(bad, 0);
+    /* lut over every code, vector body and tail */
+    int8_t lx[300], ly[300];
+    for (int i = 0; i < 300; i++)
+        lx[i] = (int8_t)(i * 37 + 11);
+    for (int i = 0; i < 256; i++)
+        table[i] = (int8_t)(i * 91 + 5);
+    o2h_lut_s8(lx, ly, 300, table);
+    bad = 0;
+    for (int i = 0; i < 300; i++)
+        bad += ly[i] != table[lx[i] + 128];
+    CHECK_EQ_INT(bad, 0);
+    /* channel broadcast both ways: [2,3,70] * [2,3,1] and [2,3,1] * [2,3,70] */
+    {
+        int8_t big[420], ch[6], out[420];
+        for (int i = 0; i < 420; i++)
+            big[i] = (int8_t)rnd_in(-128, 127);
+        for (int i = 0; i < 6; i++)
+            ch[i] = (int8_t)rnd_in(-128, 127);
+        O2hBroadcast cb = {3, {2, 3, 70}, {2, 3, 1}, {2, 3, 70}};
+        O2hBroadcast bc2 = {3, {2, 3, 1}, {2, 3, 70}, {2, 3, 70}};
+        o2h_mul_s8(&cb, &qm, big, ch, out);
+        bad = 0;
+        for (int i = 0; i < 420; i++)
+            bad += out[i] != ref_out((int64_t)(big[i] - 3) * (ch[i / 70] + 2), 1500000000, 40, 1, -128, 127);
+        CHECK_EQ_INT(bad, 0);
+        o2h_mul_s8(&bc2, &qm, ch, big, out);
+        bad = 0;
+        for (int i = 0; i < 420; i++)
+            bad += out[i] != ref_out((int64_t)(ch[i / 70] - 3) * (big[i] + 2), 1500000000, 40, 1, -128, 127);
+        CHECK_EQ_INT(bad, 0);
+        o2h_add_s8(&cb, &q, big, ch, out);
+        bad = 0;
+        for (int i = 0; i < 420; i++) {
+            __int128 s2 = (__int128)(big[i] - 5) * 1200000000 + (__int128)(ch[i / 70] + 7) * -700000000;
+            __int128 r = ref_rq((int64_t)s2, 1, 33) - 3;
+            bad += out[i] != (r < -100 ? -100 : r > 120 ? 120 : (int32_t)r);
+        }
+        CHECK_EQ_INT(bad, 0);
+    }
     /* concat of [2][3][5] and [2][2][5] along axis 1: the second rescaled */
     const int8_t *xs[2] = {a, b};
     int64_t dims[2] = {3, 2};
