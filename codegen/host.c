@@ -297,9 +297,11 @@ static void write_casts(CgHost *h, FILE *f)
 
 /* The pool: repacked weights then kernel scratch, sized at init by the
  * runtime this file is built with (tile sizes follow the target's vectors). */
-static const char pool_code[] =
+static const char scratch_need_code[] =
     "static void scratch_need(size_t n)\n{\n"
-    "    if (n > g_scratch_floats)\n        g_scratch_floats = n;\n}\n\n"
+    "    if (n > g_scratch_floats)\n        g_scratch_floats = n;\n}\n\n";
+
+static const char pool_code[] =
     "/* Lay out the repacked weights and the scratch in the static pool, or,\n"
     " * when this build's kernels need more than the compiler planned (wider\n"
     " * vector tiles), in one allocation made here, never while running. */\n"
@@ -374,6 +376,8 @@ static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pa
         fprintf(f, "size_t model_pool_floats(void)\n{\n    return 0;\n}\n\n"
                    "static int model_prepare(void)\n{\n%s    return O2H_OK;\n}\n\n", first);
     } else {
+        if (strstr(init_body, "scratch_need("))   /* not in an int8 program's pool */
+            fputs(scratch_need_code, f);
         fputs(pool_code, f);
         if (strstr(init_body, "o2h_conv2d_packed_size("))
             fputs(pack_conv_code, f);
