@@ -94,6 +94,9 @@ FILE *fz_null(void);
 void fz_check_refusal(const IrDiag *d, const char *what);
 /* A loaded or transformed graph passes ir_verify; aborts otherwise. */
 void fz_check_graph(const IrGraph *g, const char *what);
+/* The input as a model file, loaded with fe_load_onnx into d; a refusal is
+ * checked (fz_check_refusal). NULL when refused or not written. */
+IrGraph *fz_load_input(const uint8_t *data, size_t size, IrDiag *d);
 /* FNV-1a of the data, for choosing a variant deterministically per input */
 uint32_t fz_hash(const uint8_t *data, size_t size);
 

@@ -8,6 +8,8 @@
  * entries inside it, and two fuzzers running at once apart. */
 #include "fuzz.h"
 
+#include "frontend/frontend.h"
+
 #include <ftw.h>
 #include <stdbool.h>
 #include <string.h>
@@ -111,4 +113,15 @@ uint32_t fz_hash(const uint8_t *data, size_t size)
     for (size_t i = 0; i < size; i++)
         h = (h ^ data[i]) * 16777619u;
     return h;
+}
+
+IrGraph *fz_load_input(const uint8_t *data, size_t size, IrDiag *d)
+{
+    const char *path = fz_file("model.onnx", data, size);
+    if (!path)
+        return NULL;
+    IrGraph *g = fe_load_onnx(path, NULL, d);
+    if (!g)
+        fz_check_refusal(d, "fe_load_onnx");
+    return g;
 }
