@@ -22,7 +22,8 @@ done
 pkgs=(gcc make cmake libprotobuf-c-dev protobuf-c-compiler libonnx-dev libclang-dev libcjson-dev liblapack-dev libxml2-dev)
 if [ "$test" = 1 ]; then
   pkgs+=(libonnx-testdata gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user chromium g++ tcl slurm-wlm munge
-         clang libclang-rt-dev)   # libclang-rt-dev: libclang_rt.fuzzer (Debian 12: libclang-rt-14-dev)
+         clang libclang-rt-dev ccache)   # libclang-rt-dev: libclang_rt.fuzzer (Debian 12: libclang-rt-14-dev);
+                                         # ccache: the tests' generated programs share compiled runtime objects
 fi
 if [ "$ort" = 1 ] && ! { command -v node && command -v npm; } > /dev/null; then
   pkgs+=(nodejs npm)   # only when missing: a machine's own Node.js may conflict with Debian's npm
