@@ -20,7 +20,10 @@
  *             chosen by the reconstruction error they leave in their readers
  *             and every 1x1 / FC reader downstream is refit by least squares
  *             (prune_recover.c, docs/codesign.md); groups read by other
- *             layers keep the L1 ranking.
+ *             layers keep the L1 ranking. A linear group (writers are convs
+ *             without activation, readers 1x1 / FC) keeps k = C - cut
+ *             channels that are the k directions its readers need most
+ *             (its writers' weights are rewritten), not k of its channels.
  *   breaks:   the network's function (pruning is lossy unless the removed
  *             channels are dead): run it before quantization calibration and
  *             fine-tune or re-check accuracy afterwards.

@@ -27,6 +27,16 @@
  *    first. The activations x are the ones the network really computes,
  *    after depthwise convs, BN scales and activations, so their scale is
  *    part of the saliency.
+ *    Linear groups (every writer a full conv without activation, such as
+ *    MobileNetV2's projection convs and the residual stream they add to;
+ *    every reader refittable) are not cut by channel but projected: any
+ *    basis of such a group computes the same thing, so the writers become
+ *    W' = P W, b' = P b with P (k x C) the k directions the readers need
+ *    most - the leading generalized eigenvectors of (S M S, S), S the
+ *    group's centered covariance, M = sum of W_r^T W_r over its readers,
+ *    each normalized by its output variance. For one reader this is the
+ *    least error any k linear features of the group leave after the refit
+ *    (channel selection only searches the k-subsets of the identity).
  * 3. Refit (after the channels are removed): every refittable layer
  *    downstream of a cut is fitted to the original network's output,
  *    min E|W' x'~ - W x~|^2 with x' from the pruned network and x from the
@@ -34,12 +44,15 @@
  *    reconstruction of the pruned network's inputs, which also absorbs the
  *    error of earlier cuts). The constant feature makes the new bias the
  *    bias correction: the mean shift the cut causes in the reader's
- *    output is removed as part of the same fit. The pruned runs of the
- *    readers, in layer order, resume where the previous refit changed the
- *    graph (each input keeps the tensors read across that layer), so
- *    together they cost one run per input rather than one per reader.
- * Normal equations are solved by LAPACK's Cholesky (dposv, dpotrf/dpotri)
- * with a ridge of 1e-4 of the mean diagonal (dead channels stay solvable).
+ *    output is removed as part of the same fit. A writer of a projected
+ *    group that is itself refit is fitted to P times its original output.
+ *    The pruned runs of the readers, in layer order, resume where the
+ *    previous refit changed the graph (each input keeps the tensors read
+ *    across that layer), so together they cost one run per input rather
+ *    than one per reader.
+ * Normal equations are solved by LAPACK's Cholesky (dposv, dpotrf/dpotri),
+ * the projection's eigenproblem by dsygv, with a ridge of 1e-4 of the mean
+ * diagonal (dead channels stay solvable).
  *
  * The original network is kept as a second view of the same graph: the
  * layer array and axis-1 sizes saved before prune_apply rewrite them (the
@@ -62,6 +75,8 @@ void dposv_(const char *uplo, const int *n, const int *nrhs, double *a, const in
             int *info);
 void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 void dpotri_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+void dsygv_(const int *itype, const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *b,
+            const int *ldb, double *w, double *work, const int *lwork, int *info);
 
 typedef struct {
     int l;                 /* the reading layer */
@@ -78,6 +93,13 @@ typedef struct {
     int64_t count;
     bool stats;            /* collecting in step 1 */
 } Reader;
+
+/* a linear group's new channels: s' = P s, P k x C */
+typedef struct {
+    int root;
+    int64_t C, k;
+    double *P;
+} Proj;
 
 struct PruneRecover {
     Pruner *P;
@@ -98,6 +120,8 @@ struct PruneRecover {
     IrLayer *orig_layers;  /* the original view */
     int64_t *orig_dim1;
     int orig_nt;
+    Proj *proj;            /* linear groups given a new basis */
+    int n_proj;
     FILE *log;
 };
 
@@ -421,12 +445,182 @@ static int64_t cheapest(Fit *fits, int nf, int64_t C)
     return best;
 }
 
+/* -------------------------------------------------------- projection */
+
+static bool in_group(Pruner *P, int t, int root)
+{
+    return t >= 0 && t < P->nt && P->g->tensors[t].kind != IR_T_CONST && P->blk[t] > 0 && prune_find(P, t) == root;
+}
+
+/* A linear group: every tensor of it is written by a full conv with no
+ * activation (its residual, if any, from the group too) and read only as
+ * the input of a refittable reader with statistics or as such a residual;
+ * no graph input or output is in it. The group's values are then linear
+ * in what its writers read, so any basis of its channels can replace the
+ * channels themselves: s' = P s with writers W' = P W, b' = P b. */
+static bool linear_group(PruneRecover *R, int root)
+{
+    Pruner *P = R->P;
+    IrGraph *g = R->g;
+    for (int i = 0; i < g->n_inputs; i++)
+        if (in_group(P, g->inputs[i], root))
+            return false;
+    for (int i = 0; i < g->n_outputs; i++)
+        if (in_group(P, g->outputs[i], root))
+            return false;
+    for (int t = 0; t < P->nt; t++)
+        if (in_group(P, t, root) && P->blk[t] != 1)
+            return false;
+    for (int l = 0; l < g->n_layers; l++) {
+        const IrLayer *L = &g->layers[l];
+        if (L->dead)
+            continue;
+        bool writes = false;
+        for (int o = 0; o < L->n_out; o++)
+            if (in_group(P, L->out[o], root)) {
+                if (o != 0)
+                    return false;
+                writes = true;
+            }
+        if (writes && (!P->source[l] || !prune_conv_full(g, L) || L->act.kind != IR_ACT_NONE ||
+                       (L->residual >= 0 && !in_group(P, L->residual, root))))
+            return false;
+        for (int i = 0; i < L->n_in; i++) {
+            const Reader *r = in_group(P, L->in[i], root) ? reader_of(R, l) : NULL;
+            if (in_group(P, L->in[i], root) && (i != 0 || !r || !r->stats))
+                return false;
+        }
+        if ((!writes && in_group(P, L->residual, root)) || in_group(P, L->act_slope, root))
+            return false;
+    }
+    return true;
+}
+
+/* centered second moments of reader r's features (without the constant),
+ * C x C, from its statistics */
+static double *covariance(const Reader *r)
+{
+    int64_t n = r->n, C = n - 1;
+    double *S = malloc(sizeof *S * (size_t)(C * C + 1)), k = (double)(r->count > 0 ? r->count : 1);
+    for (int64_t i = 0; S && i < C; i++)
+        for (int64_t j = 0; j < C; j++) {
+            int64_t a = i < j ? i : j, b = i < j ? j : i;
+            S[i * C + j] = r->G[a * n + b] / k - (r->G[i * n + C] / k) * (r->G[j * n + C] / k);
+        }
+    return S;
+}
+
+/* The k directions of the group's C channels that its readers need most.
+ * For one reader with output weights W and centered covariance S, keeping
+ * s' = P s and refitting the reader leaves the error tr(W S W^T) -
+ * tr(W S P^T (P S P^T)^-1 P S W^T); the best P are the k leading
+ * generalized eigenvectors of (S W^T W S, S). For several readers the
+ * terms are summed, each normalized by its output variance tr(W S W^T)
+ * (exact when they share S). P S P^T = I: the new channels are uncorrelated
+ * with equal variance. NULL on failure (the caller then selects channels). */
+static double *projection(PruneRecover *R, Reader **rs, int nr, int64_t C, int64_t k)
+{
+    double *A = calloc((size_t)(C * C), sizeof *A), *B = calloc((size_t)(C * C), sizeof *B);
+    double *T = malloc(sizeof *T * (size_t)(C * C)), *w = malloc(sizeof *w * (size_t)C), *Pm = NULL;
+    bool ok = A && B && T && w;
+    for (int i = 0; ok && i < nr; i++) {
+        const Reader *r = rs[i];
+        double *S = r->n == C + 1 ? covariance(r) : NULL, *W = S ? weights(R->g, r, r->n) : NULL;
+        ok = S && W;
+        int64_t n = r->n, F = r->F;
+        double e = 0;
+        /* T = W^T W (C x C, without the bias column); e = tr(W S W^T) */
+        for (int64_t a = 0; ok && a < C; a++)
+            for (int64_t b = 0; b < C; b++) {
+                double m = 0;
+                for (int64_t f = 0; f < F; f++)
+                    m += W[f * n + a] * W[f * n + b];
+                T[a * C + b] = m;
+                e += m * S[a * C + b];
+            }
+        e = e > 1e-30 ? e : 1e-30;
+        /* A += S T S / e (U = S T, then U S), B += S */
+        double *U = ok ? malloc(sizeof *U * (size_t)(C * C)) : NULL;
+        ok = U != NULL;
+        for (int64_t a = 0; ok && a < C; a++)
+            for (int64_t b = 0; b < C; b++) {
+                double v = 0;
+                for (int64_t x = 0; x < C; x++)
+                    v += S[a * C + x] * T[x * C + b];
+                U[a * C + b] = v;
+            }
+        for (int64_t a = 0; ok && a < C; a++)
+            for (int64_t b = 0; b < C; b++) {
+                double v = 0;
+                for (int64_t x = 0; x < C; x++)
+                    v += U[a * C + x] * S[x * C + b];
+                A[a * C + b] += v / e;
+                B[a * C + b] += S[a * C + b];
+            }
+        free(U);
+        free(S);
+        free(W);
+    }
+    int n = (int)C, one = 1, info = -1, lwork = -1;
+    double q = 0;
+    if (ok) {
+        ridge(B, C);
+        dsygv_(&one, "V", "L", &n, A, &n, B, &n, w, &q, &lwork, &info);
+    }
+    lwork = info == 0 ? (int)q : 0;
+    double *work = lwork > 0 ? malloc(sizeof *work * (size_t)lwork) : NULL;
+    if (work)
+        dsygv_(&one, "V", "L", &n, A, &n, B, &n, w, work, &lwork, &info);
+    /* eigenvalues ascending; eigenvector i is row i (LAPACK's column i) */
+    if (work && info == 0 && (Pm = malloc(sizeof *Pm * (size_t)(k * C))))
+        for (int64_t i = 0; i < k; i++)
+            memcpy(Pm + i * C, A + (C - 1 - i) * C, sizeof *Pm * (size_t)C);
+    free(work), free(A), free(B), free(T), free(w);
+    return Pm;
+}
+
+static const Proj *proj_of(const PruneRecover *R, int t)
+{
+    if (t < 0 || t >= R->P->nt || R->P->blk[t] <= 0)
+        return NULL;
+    int root = prune_find(R->P, t);
+    for (int i = 0; i < R->n_proj; i++)
+        if (R->proj[i].root == root)
+            return &R->proj[i];
+    return NULL;
+}
+
+/* group root as a linear group projected onto k directions: the kept
+ * mask (the first k channels: which ones does not matter, the writers are
+ * rewritten) or NULL when the group is not linear */
+static bool *project_group(PruneRecover *R, int root, Reader **rs, int nr, int64_t C, int64_t cut)
+{
+    if (!linear_group(R, root))
+        return NULL;
+    Proj *v = realloc(R->proj, sizeof *v * (size_t)(R->n_proj + 1));
+    if (!v)
+        return NULL;
+    R->proj = v;
+    Proj *p = &v[R->n_proj];
+    *p = (Proj){root, C, C - cut, projection(R, rs, nr, C, C - cut)};
+    bool *keep = p->P ? malloc((size_t)C) : NULL;
+    if (!keep)
+        return free(p->P), NULL;
+    for (int64_t c = 0; c < C; c++)
+        keep[c] = c < p->k;
+    R->n_proj++;
+    return keep;
+}
+
 bool *prune_recover_select(PruneRecover *R, int root, int64_t C, int64_t cut)
 {
     Reader *rs[IR_MAX_IO];
     int nr = R ? group_readers(R, root, rs, IR_MAX_IO) : -1;
     if (nr <= 0)
         return NULL;
+    bool *projected = project_group(R, root, rs, nr, C, cut);
+    if (projected)
+        return projected;
     Fit fits[IR_MAX_IO];
     memset(fits, 0, sizeof fits);
     bool ok = true;
@@ -549,6 +743,9 @@ void prune_recover_end(PruneRecover *R)
     free(R->inputs);
     free(R->orig_layers);
     free(R->orig_dim1);
+    for (int i = 0; i < R->n_proj; i++)
+        free(R->proj[i].P);
+    free(R->proj);
     free(R);
 }
 
@@ -678,18 +875,27 @@ static int64_t *row_map(PruneRecover *R, const Reader *r)
 static int solve(PruneRecover *R, Reader *r, const double *W0)
 {
     int64_t n = r->n, n0 = r->n0, F = r->F;
-    double *rhs = calloc((size_t)(n * F), sizeof *rhs);
-    int64_t *map = row_map(R, r);
-    if (!rhs || !map)
-        return free(rhs), free(map), -1;
-    for (int64_t f = 0; f < F; f++)
+    double *rhs = calloc((size_t)(n * F), sizeof *rhs), *Wp = NULL;
+    const Proj *p = proj_of(R, R->g->layers[r->l].out[0]);
+    int64_t *map = p ? NULL : row_map(R, r);
+    if (p && p->k == F && (Wp = calloc((size_t)(F * n0), sizeof *Wp)))
+        for (int64_t f = 0; f < F; f++)  /* the target rows: P times the original ones */
+            for (int64_t c = 0; c < p->C; c++)
+                for (int64_t j = 0; j < n0; j++)
+                    Wp[f * n0 + j] += p->P[f * p->C + c] * W0[c * n0 + j];
+    if (!rhs || (!map && !Wp))
+        return free(rhs), free(map), free(Wp), -1;
+    for (int64_t f = 0; f < F; f++) {
+        const double *w0 = Wp ? Wp + f * n0 : W0 + map[f] * n0;
         for (int64_t i = 0; i < n; i++) {
             double s = 0;
             for (int64_t j = 0; j < n0; j++)
-                s += r->Cx[i * n0 + j] * W0[map[f] * n0 + j];
+                s += r->Cx[i * n0 + j] * w0[j];
             rhs[f * n + i] = s;
         }
+    }
     free(map);
+    free(Wp);
     symmetrize(r->G, n);
     ridge(r->G, n);
     int nn = (int)n, nf = (int)F, info = 0;
@@ -698,6 +904,70 @@ static int solve(PruneRecover *R, Reader *r, const double *W0)
         store(R, r, rhs);  /* rhs column f = row f of W~' */
     free(rhs);
     return info == 0 ? 0 : -1;
+}
+
+/* the writers of projected groups: W' = P W, b' = P b over the original
+ * rows, with the input columns the graph keeps now */
+static int project_writer(PruneRecover *R, const Proj *p, int l)
+{
+    IrGraph *g = R->g;
+    swap_view(R);
+    const IrLayer *L0 = &g->layers[l];
+    const float *w0 = pass_const_f32(g, L0->in[1]);
+    const float *b0 = L0->n_in >= 3 && L0->in[2] >= 0 ? pass_const_f32(g, L0->in[2]) : NULL;
+    const IrTensor *T0 = &g->tensors[L0->in[1]];
+    int64_t cin0 = T0->rank >= 2 ? T0->dims[1] : 0, F0 = T0->dims[0], sp = F0 > 0 ? ir_tensor_numel(T0) / F0 : 0;
+    sp = cin0 > 0 ? sp / cin0 : 0;
+    swap_view(R);
+    IrLayer *L = &g->layers[l];
+    const IrTensor *Wt = &g->tensors[L->in[1]];
+    const bool *m = prune_mask(R->P, L->in[0]);
+    int64_t cin = Wt->dims[1], k = p->k, kept = 0;
+    int64_t *col = malloc(sizeof *col * (size_t)(cin + 1));
+    for (int64_t i = 0; col && i < cin0; i++)
+        if (!m || m[i])
+            col[kept < cin ? kept : cin] = i, kept++;
+    if (!w0 || !col || F0 != p->C || kept != cin || Wt->dims[0] != k || sp <= 0)
+        return free(col), -1;
+    int64_t wd[IR_MAX_RANK];
+    memcpy(wd, Wt->dims, sizeof wd);
+    float *w, *b;
+    int tw = pass_new_const_f32(g, Wt->name, "_proj", Wt->rank, wd, &w);
+    int tb = pass_new_const_f32(g, g->layers[l].name, "_bias_proj", 1, &k, &b);
+    if (tw < 0 || tb < 0)
+        return free(col), -1;
+    for (int64_t f = 0; f < k; f++) {
+        const double *pr = p->P + f * p->C;
+        for (int64_t i = 0; i < cin; i++)
+            for (int64_t s = 0; s < sp; s++) {
+                double v = 0;
+                for (int64_t c = 0; c < p->C; c++)
+                    v += pr[c] * w0[(c * cin0 + col[i]) * sp + s];
+                w[(f * cin + i) * sp + s] = (float)v;
+            }
+        double v = 0;
+        for (int64_t c = 0; b0 && c < p->C; c++)
+            v += pr[c] * b0[c];
+        b[f] = (float)v;
+    }
+    free(col);
+    L = &g->layers[l];
+    L->in[1] = tw;
+    L->in[2] = tb;
+    if (L->n_in < 3)
+        L->n_in = 3;
+    return 0;
+}
+
+static int project_writers(PruneRecover *R)
+{
+    for (int l = 0; l < R->g->n_layers; l++) {
+        const IrLayer *L = &R->g->layers[l];
+        const Proj *p = L->dead || !R->P->source[l] ? NULL : proj_of(R, L->out[0]);
+        if (p && project_writer(R, p, l))
+            return -1;
+    }
+    return 0;
 }
 
 /* reader i, fitted on the pruned graph as it is after the refits before it */
@@ -745,6 +1015,10 @@ int prune_recover_refit(PruneRecover *R, IrDiag *d)
     if (!R->bufs)
         return -1;
     R->resume = can_resume(R);
+    if (project_writers(R)) {
+        diag_error(d, R->g->path, NULL, NULL, "prune: cannot rewrite the writers of a projected channel group");
+        return -1;
+    }
     int done = 0;
     for (int i = 0; i < R->n_rd; i++) {
         int k = refit_one(R, i, d);

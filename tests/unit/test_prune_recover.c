@@ -6,7 +6,10 @@
  * pruning does, on inputs it was not fitted on, and if it leaves exactly
  * the shapes L1 pruning leaves (the plan and the specs depend on them).
  * Inputs are pseudo-random (standard normal), so the test needs nothing
- * but the samples folder.
+ * but the samples folder. A hand-built linear stream checks the projection
+ * of linear groups exactly: its reader reads only two directions of four
+ * channels, so two projected channels keep its outputs, which no choice of
+ * two channels can.
  */
 #include "check.h"
 
@@ -17,6 +20,7 @@
 #include "frontend/frontend.h"
 #include "passes/passes.h"
 #include "passes/quant/quant.h"
+#include "test_pass_eval.h"
 
 static float *normal_inputs(int64_t n, uint32_t seed)
 {
@@ -112,6 +116,70 @@ done:
     ir_graph_free(ref), ir_graph_free(l1), ir_graph_free(rec);
 }
 
+
+/* input -> "writer" 1x1 conv, 4 channels, no activation (a linear group)
+ * -> "reader" 1x1 conv, 6 outputs, weights U V of rank 2 -> ReLU */
+static IrGraph *stream_net(void)
+{
+    uint32_t s = 5;
+    IrGraph *g = ir_graph_new("stream");
+    int64_t d[4] = {1, 4, 6, 6};
+    int x = tb_input(g, "input", 4, d);
+    int a = tb_conv(g, "writer", x, 4, 1, 1, 0, 1, 1, &s);
+    int b = tb_conv(g, "reader", a, 6, 1, 1, 0, 1, 1, &s);
+    float *w = ir_tensor_data(g, g->layers[g->tensors[b].producer].in[1]), u[6][2], v[2][4];
+    for (int i = 0; i < 6; i++)
+        u[i][0] = tb_uniform(&s), u[i][1] = tb_uniform(&s);
+    for (int c = 0; c < 4; c++)
+        v[0][c] = tb_uniform(&s), v[1][c] = tb_uniform(&s);
+    for (int f = 0; f < 6; f++)
+        for (int c = 0; c < 4; c++)
+            w[f * 4 + c] = u[f][0] * v[0][c] + u[f][1] * v[1][c];
+    int r = tb_unary(g, IR_OP_RELU, "relu", b, 0, 0);
+    tb_output(g, r);
+    return g;
+}
+
+static void check_projection(void)
+{
+    char calib[] = "/tmp/test_prune_proj_XXXXXX", spec[] = "/tmp/test_prune_proj_spec_XXXXXX";
+    int fc = mkstemp(calib), fs = mkstemp(spec);
+    float *cal = normal_inputs(64 * 144, 3), *val = normal_inputs(16 * 144, 17);
+    CHECK(fc >= 0 && fs >= 0 && cal && val);
+    CHECK(write(fc, cal, sizeof *cal * 64 * 144) == (ssize_t)(sizeof *cal * 64 * 144));
+    CHECK(write(fs, "writer 0.5\n", 11) == 11);
+    close(fc), close(fs);
+    IrGraph *ref = stream_net(), *g = stream_net();
+    PassOptions p0, po;
+    passes_options_init(&p0);
+    passes_options_init(&po);
+    po.prune_spec = spec;
+    po.prune_calib = calib;
+    po.verify_each = true;
+    IrDiag d;
+    diag_init(&d);
+    int rc = passes_run(ref, &p0, &d) || passes_run(g, &po, &d);
+    if (rc)
+        diag_print(&d, stderr);
+    diag_free(&d);
+    CHECK_EQ_INT(rc, 0);
+    int w = -1;
+    for (int l = 0; l < g->n_layers; l++)
+        w = !g->layers[l].dead && !strcmp(g->layers[l].name, "writer") ? l : w;
+    CHECK(w >= 0 && g->tensors[g->layers[w].out[0]].dims[1] == 2);
+    int64_t ny;
+    float *y0 = rc ? NULL : outputs(ref, val, 16, 144, &ny), *y1 = rc ? NULL : outputs(g, val, 16, 144, &ny);
+    CHECK(y0 && y1);
+    if (y0 && y1) {
+        double e = rel_sq_err(y1, y0, ny * 16);
+        printf("linear stream 4 -> 2 channels, reader of rank 2: relative squared error %.2e\n", e);
+        CHECK_MSG(e < 1e-4, "projection error %g: the reader's two directions were not kept (a choice of two channels gives ~2e-2)", e);
+    }
+    free(y0), free(y1), free(cal), free(val);
+    ir_graph_free(ref), ir_graph_free(g);
+    unlink(calib), unlink(spec);
+}
+
 int main(void)
 {
     char calib[] = "/tmp/test_prune_recover_XXXXXX";
@@ -130,5 +198,6 @@ int main(void)
     check_sample("mobilenet_tiny", 0.5, calib, val, 16, 0.2);
     unlink(calib);
     free(cal), free(val);
+    check_projection();
     return check_done();
 }
