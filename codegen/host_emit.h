@@ -192,5 +192,10 @@ int cg_host_write_main(const CgHost *h, const char *dir);
 int cg_host_write_build(const CgHost *h, const char *dir);
 int cg_host_write_json(const CgHost *h, const char *dir);
 int cg_host_copy_runtime(const char *from, const char *dir);
+/* ISA=multi (host_isa.c): the Makefile's and CMakeLists.txt's parts, and
+ * isa_dispatch.c, model.h's API choosing a level at run time */
+void cg_host_isa_make(const CgHost *h, FILE *f);
+void cg_host_isa_cmake(const CgHost *h, FILE *f);
+int cg_host_write_isa(const CgHost *h, const char *dir);
 
 #endif
