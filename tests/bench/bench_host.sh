@@ -7,11 +7,14 @@
 #           samples (samples/NAME.onnx on NAME.in.f32);
 #   host C: float and int8 (calibrated on 4 pseudo-random inputs; the
 #           samples on their input), OUT/host built with its Makefile at
-#           -O3 for each ARCHS level (default: native and x86-64-v3, i.e.
-#           AVX2 + FMA), `model --time N`;
+#           -O3 for each ARCHS level (default: native, x86-64-v3, i.e.
+#           AVX2 + FMA, and multi: `make ISA=multi`, the x86-64 program
+#           holding every level and choosing at run time, the build meant
+#           to run on several machines), `model --time N`;
 #   ORT:    tools/ort_ref.js --threads 1 --time N, graph optimizations on
 #           (ONNX Runtime picks its kernels for the machine at run time, so
-#           the x86-64-v3 columns compare our AVX2 build with its best).
+#           the x86-64-v3 columns compare our AVX2 build with its best, and
+#           the multi columns are the like-for-like portable comparison).
 # Each figure is the best over ROUNDS rounds (the programs alternated within
 # a round) of the median of RUNS runs, in CPU time of the process (the
 # machine may be shared: CPU time leaves out time spent waiting); the wall
@@ -20,14 +23,14 @@
 # MobileNetV2 and ResNet-18; compile of resnet18.onnx <= 0.5 s (best of 3,
 # wall clock, an optimized onnx2hls build).
 # usage: bench_host.sh [ONNX2HLS [MODELS_DIR]]   (env: RUNS=20 ROUNDS=3,
-#   ARCHS="native x86-64-v3", ONLY=substring of the model names to run,
+#   ARCHS="native x86-64-v3 multi", ONLY=substring of the model names to run,
 #   ONNX2HLS_ORT_NODE_PATH = node_modules holding onnxruntime-node,
 #   STRICT=1 to exit 1 when a target is missed)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${1:-${ONNX2HLS:-$root/build/onnx2hls}}
 models=${2:-$root/../shared/models}
-runs=${RUNS:-20} rounds=${ROUNDS:-3} archs=${ARCHS:-native x86-64-v3} only=${ONLY:-}
+runs=${RUNS:-20} rounds=${ROUNDS:-3} archs=${ARCHS:-native x86-64-v3 multi} only=${ONLY:-}
 np=${ONNX2HLS_ORT_NODE_PATH:-$root/node_modules}
 [ -x "$bin" ] || { echo "bench_host: $bin is not an executable onnx2hls (pass its path)"; exit 2; }
 [ -d "$np/onnxruntime-node" ] || { echo "bench_host: onnxruntime-node not found in $np (set ONNX2HLS_ORT_NODE_PATH)"; exit 2; }
@@ -58,9 +61,12 @@ build() {
     [ "$4" = float ] && calib=()
     "$bin" compile "$2" -o "$out" --emit host --precision "$4" "${calib[@]}" --quiet > "$out.log" 2>&1 ||
         { echo "$1 $4: compile failed ($(tail -1 "$out.log"))"; return 1; }
+    local target
     for a in $archs; do
-        make -s -C "$out/host" ARCH="-march=$a" BUILD="build-$a" PROG="model-$a" >> "$out.log" 2>&1 ||
-            { echo "$1 $4 -march=$a: build failed"; return 1; }
+        target=(ARCH="-march=$a")
+        [ "$a" = multi ] && target=(ISA=multi)
+        make -s -C "$out/host" "${target[@]}" BUILD="build-$a" PROG="model-$a" >> "$out.log" 2>&1 ||
+            { echo "$1 $4 ${target[*]}: build failed"; return 1; }
     done
 }
 

@@ -235,7 +235,7 @@ static void test_program(void)
     CgHostReport rep;
     CHECK_EQ_INT(emit(&n, dir, false, &rep), 0);
     const char *files[] = {"model.h", "model.c", "main.c", "Makefile", "CMakeLists.txt", "weights.bin",
-                           "model.json", "runtime/o2h_rt.h", "runtime/rt_conv.c"};
+                           "model.json", "isa_dispatch.c", "runtime/o2h_rt.h", "runtime/rt_conv.c"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char p[512];
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);
