@@ -9,7 +9,7 @@
 # dispatcher only (no level's runtime symbol leaks). CMake's O2H_ISA=multi
 # (embedded weights: no model_init_file) gives the same bytes too. Bad uses
 # (a non-x86-64 compiler, objcopy missing, an unknown level, ISA=other,
-# RUNTIME=installed) stop make with a message naming the problem.
+# RUNTIME=installed, -march in CFLAGS) stop make with a message naming the problem.
 # Every build uses CFLAGS=-O1 (set O2H_ISA_TEST_CFLAGS to change): the
 # property tested holds for any flags both builds share, and -O1 compiles
 # the runtime about twice as fast as -O3.
@@ -146,5 +146,6 @@ refused "a non-x86-64 compiler" "builds x86-64 programs" ISA=multi CC="$work/fak
 refused "objcopy missing" "needs objcopy" ISA=multi OBJCOPY=/nonexistent/objcopy
 refused "an unknown level" "unknown level" ISA=multi ISAS="v3 v5"
 refused "ISA=other" "the one value is ISA=multi" ISA=avx2
+refused "-march in CFLAGS" "take '-march=native' out of CFLAGS" ISA=multi CFLAGS="-O2 -march=native"
 refused "RUNTIME=installed" "compiles runtime/ once per level" ISA=multi RUNTIME=installed
 exit $fail
