@@ -134,8 +134,9 @@ void cg_host_isa_make(const CgHost *h, FILE *f)
     for (int i = ISA_N - 1; i >= 0; i--)
         fprintf(f, "#   %-7s %-45s %s\n", isa_levels[i].tag, isa_levels[i].flags, isa_levels[i].what);
     make_levels(f);
+    fputs("override ARCH :=\n", f);   /* before the checks: CFLAGS holds $(ARCH) */
     fputs(make_checks, f);
-    fprintf(f, "override ARCH :=\nBASE_FLAGS := $(ISA_FLAGS_v1)\nISA_API := %s\nISA_DATA := %s\n"
+    fprintf(f, "BASE_FLAGS := $(ISA_FLAGS_v1)\nISA_API := %s\nISA_DATA := %s\n"
                "RT_COPY := $(wildcard runtime/*.c)\nISA_SRC := model.c $(RT_COPY)\n"
                "OBJ := $(BUILD)/main.o $(BUILD)/isa_dispatch.o%s $(ISA_LEVELS:%%=$(BUILD)/isa_%%.o) "
                "$(BUILD)/libo2h_rt_v1.a\nRT_LIBS :=\n\n",

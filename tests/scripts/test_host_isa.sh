@@ -129,6 +129,9 @@ fi
 
 # bad uses stop make with a message
 h=$work/float/host
+make -n -C "$h" ISA=multi BUILD=build-dry > "$work/dry.log" 2>&1 &&
+    grep -Eq -- '-O3 +-march=x86-64-v4 -mavx512vnni -mavx512vbmi .*runtime/rt_conv.c' "$work/dry.log" &&
+    ok "default flags: -O3 and each level's" || { tail -5 "$work/dry.log"; bad "make -n ISA=multi"; }
 printf '#!/bin/sh\n[ "$1" = -dumpmachine ] && echo aarch64-linux-gnu && exit 0\nexit 1\n' > "$work/fakecc"
 chmod +x "$work/fakecc"
 refused() {   # refused WHAT PATTERN MAKE-ARGS...
