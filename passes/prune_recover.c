@@ -984,6 +984,11 @@ static int refit_one(PruneRecover *R, int i, IrDiag *d)
     free(W0);
     free(r->xo);
     r->xo = NULL;
+    if (!ok && proj_of(R, r->x)) {  /* its sliced weights would read the new basis as channels */
+        diag_error(d, R->g->path, R->g->layers[r->l].name, NULL,
+                   "prune: cannot refit this reader of a projected channel group");
+        return -1;
+    }
     return ok;
 }
 
