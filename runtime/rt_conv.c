@@ -350,12 +350,65 @@ static void o2h_conv_gemm(const O2hConv2d *p, const float *x, const float *w, co
 
 /* ------------------------------------------------------------ depthwise */
 
+#if O2H_VEC
+/* Lane index vector 0, 1, ..., VL-1. */
+O2H_INLINE o2h_vi o2h_lane_idx(void)
+{
+    o2h_vi v;
+    for (int k = 0; k < O2H_VL; k++)
+        v[k] = k;
+    return v;
+}
+
+O2H_INLINE size_t o2h_round_vl(int n) { return (size_t)(n + O2H_VL - 1) / O2H_VL * O2H_VL; }
+#endif
+
+/* dst[0..n) = src[0..n) for a row of a phase plane. With vectors and room
+ * (floats readable from src) for whole vectors, the row is copied in whole
+ * vectors whose lanes past n are zero: they land on the row's right pad and
+ * on the next rows, which are pads (zero) or are filled after this one. */
+static void o2h_put_row(float *dst, const float *src, int n, size_t room)
+{
+#if O2H_VEC
+    if (room >= o2h_round_vl(n)) {
+        o2h_vi lane = o2h_lane_idx();
+        for (int j = 0; j < n; j += O2H_VL) {
+            o2h_vf v = o2h_vload(src + j);
+            if (j + O2H_VL > n)
+                v = o2h_vselect(lane < n - j, v, (o2h_vf){0});
+            o2h_vstore(dst + j, v);
+        }
+        return;
+    }
+#else
+    (void)room;
+#endif
+    o2h_copy_short(dst, src, n);
+}
+
 /* Split one input row of W floats by column parity: ev[k] = x[2k] for
- * k < ne, od[k] = x[2k+1] for k < no. */
-static void o2h_deinterleave2(const float *x, float *ev, int ne, float *od, int no)
+ * k < ne, od[k] = x[2k+1] for k < no. With room (floats readable from x)
+ * for whole vectors, both rows are written in whole vectors with zero lanes
+ * past their ends (see o2h_put_row). */
+static void o2h_deinterleave2(const float *x, float *ev, int ne, float *od, int no, size_t room)
 {
     int k = 0;
 #if O2H_VEC
+    int nmax = ne > no ? ne : no;
+    if (room >= 2 * o2h_round_vl(nmax)) {
+        o2h_vi lane = o2h_lane_idx();
+        for (k = 0; k < nmax; k += O2H_VL) {
+            o2h_vf a = o2h_vload(x + 2 * k), b = o2h_vload(x + 2 * k + O2H_VL);
+            o2h_vf e = O2H_VEVEN(a, b), o = O2H_VODD(a, b);
+            if (k + O2H_VL > nmax) {
+                e = o2h_vselect(lane < ne - k, e, (o2h_vf){0});
+                o = o2h_vselect(lane < no - k, o, (o2h_vf){0});
+            }
+            o2h_vstore(ev + k, e);
+            o2h_vstore(od + k, o);
+        }
+        return;
+    }
     int nb = ne < no ? ne : no;
     for (; k + O2H_VL <= nb; k += O2H_VL) {
         o2h_vf a = o2h_vload(x + 2 * k), b = o2h_vload(x + 2 * k + O2H_VL);
@@ -371,6 +424,8 @@ static void o2h_deinterleave2(const float *x, float *ev, int ne, float *od, int 
         memcpy(ev + k, &e, sizeof e);
         memcpy(od + k, &o, sizeof o);
     }
+#else
+    (void)room;
 #endif
     for (int j = k; j < ne; j++)
         ev[j] = x[2 * j];
@@ -403,7 +458,7 @@ static void o2h_phase_fill_s2(const O2hConv2d *p, const O2hPhasePlane *dp, const
             const float *xr = xc + (size_t)(i * p->SH + a - p->PT) * p->W;
             float *re = phe + (size_t)i * d.wq + offe, *ro = pho + (size_t)i * d.wq + offo;
             if (ke == 0 && ko == 0) {
-                o2h_deinterleave2(xr, re, ne, ro, no);
+                o2h_deinterleave2(xr, re, ne, ro, no, (size_t)(p->H * p->W) - (size_t)(xr - xc));
                 continue;
             }
             for (int k = ke; k < ne; k++)
@@ -423,9 +478,10 @@ static void o2h_phase_fill(const O2hConv2d *p, const O2hPhasePlane *dp, const fl
     const O2hPhasePlane d = *dp;
     if (p->SH == 1 && p->SW == 1) {
         int len = d.j1[0] - d.j0[0];
-        for (int i = d.i0[0]; len > 0 && i < d.i1[0]; i++)
-            o2h_copy_short(buf + (size_t)i * d.wq + d.j0[0],
-                           xc + (size_t)(i - p->PT) * p->W + (d.j0[0] - p->PL), len);
+        for (int i = d.i0[0]; len > 0 && i < d.i1[0]; i++) {
+            size_t o = (size_t)(i - p->PT) * p->W + (size_t)(d.j0[0] - p->PL);
+            o2h_put_row(buf + (size_t)i * d.wq + d.j0[0], xc + o, len, (size_t)p->H * p->W - o);
+        }
         return;
     }
     if (p->SW == 2) {
@@ -534,10 +590,56 @@ static void o2h_dw_flat_big(const O2hConv2d *p, O2hPhasePlane d, const float *bu
         }
 }
 
-/* Compact the flat rows into y, adding the residual, then the activation. */
+#if O2H_VEC
+/* Row y[0..n) = epilogue(flat[0..n) + res[0..n)) in whole vectors. A row
+ * store may run up to VL-1 floats past the row into the next ones of the
+ * plane (rows are stored in order, so the next row overwrites them); only
+ * where it would leave the plane (room floats left) does the last vector go
+ * through a buffer. */
+O2H_INLINE void o2h_dw_row_vec(const float *flat, const float *res, const O2hEpilogue *e, int n,
+                               size_t room, float *y)
+{
+    for (int j = 0; j < n; j += O2H_VL) {
+        o2h_vf x = o2h_vload(flat + j);
+        if ((size_t)j + O2H_VL <= room) {
+            if (res)
+                x += o2h_vload(res + j);
+            if (e)
+                x = o2h_vact(e, x);
+            o2h_vstore(y + j, x);
+            continue;
+        }
+        float t[O2H_VL] = {0};
+        int m = n - j;
+        if (res) {
+            o2h_copy_short(t, res + j, m);
+            x += o2h_vload(t);
+        }
+        if (e)
+            x = o2h_vact(e, x);
+        o2h_vstore(t, x);
+        o2h_copy_short(y + j, t, m);
+    }
+}
+#endif
+
+/* Compact the flat rows into y, adding the residual, then the activation
+ * (in registers when it has a vector form). */
 static void o2h_dw_store(const O2hConv2d *p, O2hPhasePlane d, const float *flat, const float *res,
                          const O2hEpilogue *e, int f, float *yf)
 {
+    size_t hwo = (size_t)p->HO * p->WO;
+#if O2H_VEC
+    if (!e || e->act == O2H_ACT_NONE || o2h_vact_ok(e->act)) {
+        const O2hEpilogue *ev = e && e->act != O2H_ACT_NONE ? e : NULL;
+        for (int oh = 0; oh < p->HO; oh++) {
+            size_t o = (size_t)oh * p->WO;
+            o2h_dw_row_vec(flat + (size_t)oh * d.wq, res ? res + o : NULL, ev, p->WO, hwo - o,
+                           yf + o);
+        }
+        return;
+    }
+#endif
     for (int oh = 0; oh < p->HO; oh++) {
         const float *src = flat + (size_t)oh * d.wq;
         float *dst = yf + (size_t)oh * p->WO;
@@ -550,7 +652,7 @@ static void o2h_dw_store(const O2hConv2d *p, O2hPhasePlane d, const float *flat,
         }
     }
     if (e)
-        o2h_act_row(e, yf, (size_t)p->HO * p->WO, f);
+        o2h_act_row(e, yf, hwo, f);
 }
 
 /* All output channels of input channel c, read from its filled buffer. */
@@ -699,7 +801,7 @@ static void o2h_wino_in_row(const O2hConv2d *p, O2hWino g, const float *xc, int 
             memset(o, 0, (size_t)(tw + 1) * sizeof *o);
             continue;
         }
-        o2h_deinterleave2(xc + (size_t)ih * W, o, (W + 1) / 2, e + 1, W / 2);
+        o2h_deinterleave2(xc + (size_t)ih * W, o, (W + 1) / 2, e + 1, W / 2, 0);
         e[0] = 0.0f;
         for (int k = W / 2 + 1; k <= tw; k++)
             e[k] = 0.0f;

@@ -23,7 +23,8 @@
 # MobileNetV2 and ResNet-18; compile of resnet18.onnx <= 0.5 s (best of 3,
 # wall clock, an optimized onnx2hls build).
 # usage: bench_host.sh [ONNX2HLS [MODELS_DIR]]   (env: RUNS=20 ROUNDS=3,
-#   ARCHS="native x86-64-v3 multi", ONLY=substring of the model names to run,
+#   ARCHS="native x86-64-v3 multi", PRECS="float int8" (the precisions to build),
+#   ONLY=substring of the model names to run,
 #   ONNX2HLS_ORT_NODE_PATH = node_modules holding onnxruntime-node,
 #   STRICT=1 to exit 1 when a target is missed)
 set -u
@@ -31,6 +32,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${1:-${ONNX2HLS:-$root/build/onnx2hls}}
 models=${2:-$root/../shared/models}
 runs=${RUNS:-20} rounds=${ROUNDS:-3} archs=${ARCHS:-native x86-64-v3 multi} only=${ONLY:-}
+precs=${PRECS:-float int8}
 np=${ONNX2HLS_ORT_NODE_PATH:-$root/node_modules}
 [ -x "$bin" ] || { echo "bench_host: $bin is not an executable onnx2hls (pass its path)"; exit 2; }
 [ -d "$np/onnxruntime-node" ] || { echo "bench_host: onnxruntime-node not found in $np (set ONNX2HLS_ORT_NODE_PATH)"; exit 2; }
@@ -81,11 +83,11 @@ measure() {
 }
 
 cols=()
-for p in float int8; do for a in $archs; do cols+=("$p@$a"); done; done
+for p in $precs; do for a in $archs; do cols+=("$p@$a"); done; done
 for entry in "${list[@]}"; do
     read -r name model input dims <<< "$entry"
     [[ -z $only || $name == *"$only"* ]] || continue
-    build "$name" "$model" "$input" float && build "$name" "$model" "$input" int8
+    for p in $precs; do build "$name" "$model" "$input" "$p" || continue 2; done
     n=$runs
     [[ $model == "$root"/samples/* ]] && n=$((runs * 10))   # tiny models: more runs
     for _ in $(seq "$rounds"); do

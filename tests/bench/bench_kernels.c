@@ -1,5 +1,5 @@
 /* bench_kernels.c - throughput of the runtime's conv and gemm kernels on the
- * layer shapes of MobileNetV2, ResNet-18 and EfficientNet-B0 (not a ctest).
+ * layer shapes of MobileNetV1, MobileNetV2, ResNet-18 and EfficientNet-B0 (not a ctest).
  *
  * Why it exists: the host program's speed is set by a handful of kernel
  * paths (pointwise GEMM, im2col GEMM, depthwise rows, fully connected), and
@@ -239,6 +239,23 @@ static void bench_mobilenetv2(const char *filter)
     net_report(&s);
 }
 
+static void bench_mobilenetv1(const char *filter)
+{
+    NetSum s = {"mbv1", {0}, {0}, filter};
+    /* output channels and stride of each depthwise-separable block */
+    static const int cfg[][2] = {{64, 1}, {128, 2}, {128, 1}, {256, 2}, {256, 1}, {512, 2}, {512, 1},
+                                 {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
+    int c = 32, h = 112;
+    net_layer(&s, 3, 224, 32, 3, 2, 1);
+    for (int i = 0; i < 13; i++) {
+        net_layer(&s, c, h, c, 3, cfg[i][1], c);
+        h = (h + 2 - 3) / cfg[i][1] + 1;
+        net_layer(&s, c, h, cfg[i][0], 1, 1, 1);
+        c = cfg[i][0];
+    }
+    net_report(&s);
+}
+
 static void bench_resnet18(const char *filter)
 {
     NetSum s = {"r18", {0}, {0}, filter};
@@ -295,6 +312,7 @@ int main(int argc, char **argv)
     }
     if (!filter || strstr("eltwise", filter))
         bench_eltwise();
+    bench_mobilenetv1(filter);
     bench_mobilenetv2(filter);
     bench_resnet18(filter);
     bench_efficientnet_b0(filter);

@@ -218,6 +218,14 @@ static void test_depthwise(void)
         {1, 3, 12, 12, 3, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, 3},   /* 81 taps: direct loop */
         {1, 4, 6, 6, 4, 2, 3, 1, 2, 1, 1, 1, 0, 0, 2, 4},     /* asymmetric */
         {1, 16, 28, 28, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},
+        /* rows of several vectors (whole-vector fills and stores, the last
+         * rows of a plane through the tail path) */
+        {1, 6, 45, 45, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6},    /* stride 2, odd width */
+        {1, 6, 40, 56, 6, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 6},
+        {1, 6, 14, 14, 6, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 6},    /* TF pads to 7x7 */
+        {1, 6, 7, 33, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},
+        {2, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+        {1, 2, 20, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},     /* narrow rows, multiplier 2 */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         O2hConv2d p = mk(&cs[i]);
