@@ -295,12 +295,65 @@ static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
     default: o2h_cols_run(4, kc, a, b, ldb, tp, ep); return;
     }
 }
+
+/* The same tail for O2H_TAIL_PANELS row panels at once (A panels ast
+ * floats apart): one accumulator per (panel, column), enough independent
+ * FMA chains to hide their latency, where one panel alone has nc. */
+#define O2H_TAIL_PANELS 4
+O2H_INLINE void o2h_cols_run_panels(int nc, int kc, const float *restrict a, size_t ast,
+                                    const float *restrict b, ptrdiff_t ldb, const O2hTilePos *tp,
+                                    const O2hTileEpi *ep)
+{
+    o2h_vm acc[O2H_TAIL_PANELS][O2H_TAIL_COLS];
+    float t[O2H_MR * O2H_NR];
+    for (int q = 0; q < O2H_TAIL_PANELS; q++)
+        for (int j = 0; j < nc; j++)
+            acc[q][j] = (o2h_vm){0};
+    for (int k = 0; k < kc; k++) {
+        float bk[O2H_TAIL_COLS];
+        for (int j = 0; j < nc; j++)
+            bk[j] = b[(ptrdiff_t)k * ldb + j];
+        for (int q = 0; q < O2H_TAIL_PANELS; q++) {
+            o2h_vm av;
+            memcpy(&av, a + q * ast + (size_t)k * O2H_MR, sizeof av);
+            for (int j = 0; j < nc; j++)
+                acc[q][j] += av * bk[j];
+        }
+    }
+    for (int q = 0; q < O2H_TAIL_PANELS; q++) {
+        O2hTilePos tq = *tp;
+        tq.i0 = tp->i0 + q * O2H_MR;
+        for (int j = 0; j < nc; j++)
+            for (int r = 0; r < O2H_MR; r++)
+                t[r * O2H_NR + j] = acc[q][j][r];
+        o2h_tile_store_scalar(t, &tq, ep);
+    }
+}
+
+/* Tail tile (tp->i0, tp->j0) and the next O2H_TAIL_PANELS - 1 row panels,
+ * all of them full (MR rows). */
+static void o2h_tile_cols_panels(int kc, const float *a, size_t ast, const float *b,
+                                 ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    switch (tp->nr) {
+    case 1: o2h_cols_run_panels(1, kc, a, ast, b, ldb, tp, ep); return;
+    case 2: o2h_cols_run_panels(2, kc, a, ast, b, ldb, tp, ep); return;
+    case 3: o2h_cols_run_panels(3, kc, a, ast, b, ldb, tp, ep); return;
+    default: o2h_cols_run_panels(4, kc, a, ast, b, ldb, tp, ep); return;
+    }
+}
 #else
 #define O2H_TAIL_COLS 0
+#define O2H_TAIL_PANELS 1
 static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
                           const O2hTilePos *tp, const O2hTileEpi *ep)
 {
     (void)kc; (void)a; (void)b; (void)ldb; (void)tp; (void)ep;
+}
+static void o2h_tile_cols_panels(int kc, const float *a, size_t ast, const float *b,
+                                 ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    (void)kc; (void)a; (void)ast; (void)b; (void)ldb; (void)tp; (void)ep;
 }
 #endif
 
@@ -324,10 +377,16 @@ static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t l
 }
 
 #define O2H_TAIL_COLS 0
+#define O2H_TAIL_PANELS 1
 static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
                           const O2hTilePos *tp, const O2hTileEpi *ep)
 {
     (void)kc; (void)a; (void)b; (void)ldb; (void)tp; (void)ep;
+}
+static void o2h_tile_cols_panels(int kc, const float *a, size_t ast, const float *b,
+                                 ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    (void)kc; (void)a; (void)ast; (void)b; (void)ldb; (void)tp; (void)ep;
 }
 
 #endif
@@ -484,16 +543,27 @@ static void o2h_gemm_blocked(int M, int N, int K, const O2hMatA *A, const O2hMat
             O2hKBlock kb = {A, B, M, K, pc, pe, jc, jend, jc + (jend - jc - 1) / O2H_NR * O2H_NR,
                             NULL, 0, c, ldc, ep};
             o2h_kblock_init(&kb, bedge);
+            /* a short column tail of packed A: rows [0, mgrp) go by groups
+             * of panels after the other tiles */
+            int mgrp = 0;
+            if (A->packed && O2H_TAIL_PANELS > 1 && o2h_is_tail_cols(B, jend - kb.jlast))
+                mgrp = M / (O2H_MR * O2H_TAIL_PANELS) * (O2H_MR * O2H_TAIL_PANELS);
             if (!A->packed || (size_t)kc * (size_t)(jend - jc) <= O2H_B_BLOCK_L2) {
                 for (int i0 = 0; i0 < M; i0 += O2H_MR) {
                     const float *a = o2h_a_panel(A, M, i0, pc, kc, apan);
-                    for (int j0 = jc; j0 < jend; j0 += O2H_NR)
+                    int jstop = i0 < mgrp ? kb.jlast : jend;
+                    for (int j0 = jc; j0 < jstop; j0 += O2H_NR)
                         o2h_kblock_tile(&kb, a, i0, j0);
                 }
             } else {
                 for (int j0 = jc; j0 < jend; j0 += O2H_NR)
-                    for (int i0 = 0; i0 < M; i0 += O2H_MR)
+                    for (int i0 = j0 == kb.jlast ? mgrp : 0; i0 < M; i0 += O2H_MR)
                         o2h_kblock_tile(&kb, o2h_a_panel(A, M, i0, pc, kc, apan), i0, j0);
+            }
+            for (int i0 = 0; i0 < mgrp; i0 += O2H_MR * O2H_TAIL_PANELS) {
+                O2hTilePos tp = {c, ldc, i0, kb.jlast, O2H_MR, jend - kb.jlast, pc == 0, pe == K};
+                o2h_tile_cols_panels(kc, o2h_a_panel(A, M, i0, pc, kc, apan), (size_t)O2H_MR * kc,
+                                     o2h_b_row(B, pc, kb.jlast), B->ld, &tp, ep);
             }
             pc = pe;
         }

@@ -195,6 +195,11 @@ static void test_fewpix(void)
         {1, 16, 4, 13, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
         {1, 16, 2, 25, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
         {1, 512, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  /* K blocks + 1-column tail */
+        /* column tails of 2..4 columns by groups of row panels (and a
+         * ragged last panel); the last one takes both loop orders */
+        {1, 16, 3, 17, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 300, 2, 25, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 300, 4, 73, 40, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("fewpix", &cs[i]);
