@@ -400,10 +400,10 @@ static void o2h_deinterleave2(const float *x, float *ev, int ne, float *od, int 
         for (k = 0; k < nmax; k += O2H_VL) {
             o2h_vf a = o2h_vload(x + 2 * k), b = o2h_vload(x + 2 * k + O2H_VL);
             o2h_vf e = O2H_VEVEN(a, b), o = O2H_VODD(a, b);
-            if (k + O2H_VL > nmax) {
+            if (k + O2H_VL > ne)
                 e = o2h_vselect(lane < ne - k, e, (o2h_vf){0});
+            if (k + O2H_VL > no)
                 o = o2h_vselect(lane < no - k, o, (o2h_vf){0});
-            }
             o2h_vstore(ev + k, e);
             o2h_vstore(od + k, o);
         }

@@ -231,6 +231,8 @@ static void test_depthwise(void)
         {1, 6, 7, 33, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},
         {2, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
         {1, 2, 20, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},     /* narrow rows, multiplier 2 */
+        {1, 4, 9, 31, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},     /* stride 2: 16 even, 15 odd columns */
+        {1, 4, 9, 15, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},     /* 8 and 7 */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         O2hConv2d p = mk(&cs[i]);
