@@ -224,13 +224,18 @@ void o2h_conv2d_pack(const O2hConv2d *p, const float *w_onnx, float *w_packed)
     }
 }
 
+static int o2h_dwl_ok(const O2hConv2d *p);
+static size_t o2h_dwl_floats(const O2hConv2d *p, int vl);
+
 size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
 {
     size_t s = 0;
     switch (o2h_conv_path(p)) {
     case O2H_CONV_DEPTHWISE: {
         O2hPhasePlane d = o2h_phase_plane(p);
-        return 2 * (size_t)p->SH * p->SW * d.phase + d.flat;
+        size_t pl = 2 * (size_t)p->SH * p->SW * d.phase + d.flat;
+        size_t l = o2h_dwl_ok(p) ? o2h_dwl_floats(p, O2H_VL) : 0;
+        return pl > l ? pl : l;
     }
     case O2H_CONV_DIRECT: {
         O2hPhasePlane d = o2h_phase_plane(p);
@@ -257,7 +262,9 @@ size_t o2h_conv2d_dw_scratch_bound(const O2hConv2d *p)
 {
     O2hPhasePlane d = o2h_phase_plane(p);
     size_t phase = (size_t)d.hq * d.wq + (size_t)d.wq + 32;
-    return 2 * (size_t)p->SH * p->SW * phase + (size_t)p->HO * d.wq + 32;
+    size_t s = 2 * (size_t)p->SH * p->SW * phase + (size_t)p->HO * d.wq + 32;
+    size_t l = o2h_dwl_ok(p) ? o2h_dwl_floats(p, 16) : 0;
+    return s > l ? s : l;
 }
 
 /* ------------------------------------------------------------- im2col */
@@ -676,6 +683,195 @@ static void o2h_dw_outputs(const O2hConv2d *p, O2hPhasePlane d, const float *buf
     }
 }
 
+/* ------------------------------------------- depthwise, channels in lanes */
+
+/* Depthwise convs on small maps (at most O2H_DWL_MAX_PIX input pixels, the
+ * 14x14 and 7x7 stages of MobileNet-like nets), 3x3 or 5x5, stride 1 or 2,
+ * multiplier 1: per channel the plane is too small for the flat loop above
+ * to pay for its fill and store (100-200 ns a channel). Here VL channels
+ * share the vector lanes: they are transposed (VL x VL blocks) into a
+ * zero-padded [row][col][VL] buffer, every output pixel is K*K FMAs of whole
+ * vectors by per-lane weights laid out [tap][VL], and the [pixel][VL]
+ * output is transposed back, the residual and the activation applied in
+ * registers on the way. */
+#define O2H_DWL_MAX_PIX 196
+/* Output pixels of a row computed together (independent FMA chains). */
+#define O2H_DWL_NB 4
+
+static int o2h_dwl_ok(const O2hConv2d *p)
+{
+    return O2H_VEC && p->F == p->C && p->G == p->C && p->H * p->W <= O2H_DWL_MAX_PIX &&
+           p->KH == p->KW && (p->KH == 3 || p->KH == 5) && p->SH == p->SW &&
+           (p->SH == 1 || p->SH == 2) && p->DH == 1 && p->DW == 1 && p->PT >= 0 && p->PL >= 0 &&
+           p->HO > 0 && p->WO > 0;
+}
+
+/* Scratch floats of the lanes path with vl-float vectors: 16 to align, the
+ * padded input, the output pixels and the weights plus bias. */
+static size_t o2h_dwl_floats(const O2hConv2d *p, int vl)
+{
+    size_t hp = (size_t)(p->HO - 1) * p->SH + p->KH, wp = (size_t)(p->WO - 1) * p->SW + p->KW;
+    return 16 + (hp * wp + (size_t)p->HO * p->WO + (size_t)p->KH * p->KW + 1) * vl;
+}
+
+#if O2H_VEC
+/* r[0..VL) (row i = lane block i) transposed in place: log2(VL) rounds of
+ * interleaving row i with row i + VL/2. */
+O2H_INLINE void o2h_vtranspose(o2h_vf *r)
+{
+    for (int round = 1; round < O2H_VL; round *= 2) {
+        o2h_vf t[O2H_VL];
+        for (int i = 0; i < O2H_VL / 2; i++) {
+            t[2 * i] = O2H_VZIPLO(r[i], r[i + O2H_VL / 2]);
+            t[2 * i + 1] = O2H_VZIPHI(r[i], r[i + O2H_VL / 2]);
+        }
+        for (int i = 0; i < O2H_VL; i++)
+            r[i] = t[i];
+    }
+}
+
+/* Input planes x[0..nc) (hw floats apart) into the padded buffer xb
+ * (wp columns of VL floats; pads stay zero, lanes >= nc get zero). */
+static void o2h_dwl_fill(const O2hConv2d *p, const float *x, int nc, int hp, int wp, float *xb)
+{
+    int hw = p->H * p->W, ih = 0, iw = 0;
+    int p0 = 0;
+    for (; p0 + O2H_VL <= hw; p0 += O2H_VL) {
+        o2h_vf r[O2H_VL];
+        for (int l = 0; l < O2H_VL; l++)
+            r[l] = l < nc ? o2h_vload(x + (size_t)l * hw + p0) : (o2h_vf){0};
+        o2h_vtranspose(r);
+        for (int k = 0; k < O2H_VL; k++) {
+            if (ih + p->PT < hp && iw + p->PL < wp)
+                o2h_vstore(xb + ((size_t)(ih + p->PT) * wp + iw + p->PL) * O2H_VL, r[k]);
+            if (++iw == p->W) {
+                iw = 0;
+                ih++;
+            }
+        }
+    }
+    for (; p0 < hw; p0++) {
+        if (ih + p->PT < hp && iw + p->PL < wp) {
+            float *d = xb + ((size_t)(ih + p->PT) * wp + iw + p->PL) * O2H_VL;
+            for (int l = 0; l < O2H_VL; l++)
+                d[l] = l < nc ? x[(size_t)l * hw + p0] : 0.0f;
+        }
+        if (++iw == p->W) {
+            iw = 0;
+            ih++;
+        }
+    }
+}
+
+/* nb output pixels of a row, s apart in the input: out[v] = bias +
+ * sum over taps of wv[tap] * the input vector under it. */
+O2H_INLINE void o2h_dwl_pix(int nb, int k, int s, int wp, const float *xb, const float *wv,
+                            o2h_vf bv, float *out)
+{
+    o2h_vf acc[O2H_DWL_NB];
+    for (int v = 0; v < nb; v++)
+        acc[v] = bv;
+    for (int kh = 0; kh < k; kh++)
+        for (int kw = 0; kw < k; kw++) {
+            o2h_vf wt = o2h_vload(wv + (kh * k + kw) * O2H_VL);
+            const float *src = xb + ((size_t)kh * wp + kw) * O2H_VL;
+            for (int v = 0; v < nb; v++)
+                acc[v] += wt * o2h_vload(src + (size_t)v * s * O2H_VL);
+        }
+    for (int v = 0; v < nb; v++)
+        o2h_vstore(out + (size_t)v * O2H_VL, acc[v]);
+}
+
+/* All output pixels of the group (k and s constant after inlining). */
+O2H_INLINE void o2h_dwl_compute(const O2hConv2d *p, int k, int s, int wp, const float *xb,
+                                const float *wv, float *ob)
+{
+    o2h_vf bv = o2h_vload(wv + k * k * O2H_VL);
+    for (int oh = 0; oh < p->HO; oh++) {
+        const float *xr = xb + (size_t)oh * s * wp * O2H_VL;
+        float *orow = ob + (size_t)oh * p->WO * O2H_VL;
+        int ow = 0;
+        for (; ow + O2H_DWL_NB <= p->WO; ow += O2H_DWL_NB)
+            o2h_dwl_pix(O2H_DWL_NB, k, s, wp, xr + (size_t)ow * s * O2H_VL, wv, bv,
+                        orow + (size_t)ow * O2H_VL);
+        switch (p->WO - ow) {
+        case 3: o2h_dwl_pix(3, k, s, wp, xr + (size_t)ow * s * O2H_VL, wv, bv, orow + (size_t)ow * O2H_VL); break;
+        case 2: o2h_dwl_pix(2, k, s, wp, xr + (size_t)ow * s * O2H_VL, wv, bv, orow + (size_t)ow * O2H_VL); break;
+        case 1: o2h_dwl_pix(1, k, s, wp, xr + (size_t)ow * s * O2H_VL, wv, bv, orow + (size_t)ow * O2H_VL); break;
+        default: break;
+        }
+    }
+}
+
+/* Output pixels ob ([pixel][VL]) back into planes y[0..nc) with the
+ * residual and (vact) the activation in registers. */
+static void o2h_dwl_store(const O2hConv2d *p, const float *ob, int nc, const float *res,
+                          const O2hEpilogue *ev, float *y)
+{
+    int hwo = p->HO * p->WO, p0 = 0;
+    for (; p0 + O2H_VL <= hwo; p0 += O2H_VL) {
+        o2h_vf r[O2H_VL];
+        for (int k = 0; k < O2H_VL; k++)
+            r[k] = o2h_vload(ob + (size_t)(p0 + k) * O2H_VL);
+        o2h_vtranspose(r);
+        for (int l = 0; l < nc; l++) {
+            o2h_vf v = r[l];
+            if (res)
+                v += o2h_vload(res + (size_t)l * hwo + p0);
+            if (ev)
+                v = o2h_vact(ev, v);
+            o2h_vstore(y + (size_t)l * hwo + p0, v);
+        }
+    }
+    if (p0 == hwo)
+        return;
+    int m = hwo - p0;
+    for (int l = 0; l < nc; l++) {
+        float t[O2H_VL] = {0};
+        for (int q = 0; q < m; q++)
+            t[q] = ob[(size_t)(p0 + q) * O2H_VL + l] + (res ? res[(size_t)l * hwo + p0 + q] : 0.0f);
+        if (ev)
+            o2h_vstore(t, o2h_vact(ev, o2h_vload(t)));
+        memcpy(y + (size_t)l * hwo + p0, t, (size_t)m * sizeof *t);
+    }
+}
+
+static void o2h_conv_dwl(const O2hConv2d *p, const float *x, const float *w, const float *bias,
+                         const O2hEpilogue *e, float *y, float *scratch)
+{
+    int k = p->KH, s = p->SH, ntap = k * k;
+    int hp = (p->HO - 1) * s + k, wp = (p->WO - 1) * s + k;
+    size_t hw = (size_t)p->H * p->W, hwo = (size_t)p->HO * p->WO;
+    float *xb = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    float *ob = xb + (size_t)hp * wp * O2H_VL, *wv = ob + hwo * O2H_VL;
+    int act = e && e->act != O2H_ACT_NONE;
+    const O2hEpilogue *ev = act && o2h_vact_ok(e->act) ? e : NULL;
+    memset(xb, 0, (size_t)hp * wp * O2H_VL * sizeof *xb);
+    for (int n = 0; n < p->N; n++)
+        for (int c0 = 0; c0 < p->C; c0 += O2H_VL) {
+            int nc = p->C - c0 < O2H_VL ? p->C - c0 : O2H_VL;
+            size_t o = ((size_t)n * p->C + c0) * hwo;
+            for (int t = 0; t < ntap; t++)
+                for (int l = 0; l < O2H_VL; l++)
+                    wv[t * O2H_VL + l] = l < nc ? w[(size_t)(c0 + l) * ntap + t] : 0.0f;
+            for (int l = 0; l < O2H_VL; l++)
+                wv[ntap * O2H_VL + l] = l < nc && bias ? bias[c0 + l] : 0.0f;
+            o2h_dwl_fill(p, x + ((size_t)n * p->C + c0) * hw, nc, hp, wp, xb);
+            if (k == 3 && s == 1)
+                o2h_dwl_compute(p, 3, 1, wp, xb, wv, ob);
+            else if (k == 3)
+                o2h_dwl_compute(p, 3, 2, wp, xb, wv, ob);
+            else if (s == 1)
+                o2h_dwl_compute(p, 5, 1, wp, xb, wv, ob);
+            else
+                o2h_dwl_compute(p, 5, 2, wp, xb, wv, ob);
+            o2h_dwl_store(p, ob, nc, e && e->residual ? e->residual + o : NULL, ev, y + o);
+            for (int l = 0; act && !ev && l < nc; l++)
+                o2h_act_row(e, y + o + (size_t)l * hwo, hwo, c0 + l);
+        }
+}
+#endif
+
 /* Two phase buffers take turns: channel c+1 is filled before channel c is
  * computed, so the vector loads never wait on the fill's just-issued
  * (narrower) stores, which matters on small maps. */
@@ -688,6 +884,12 @@ static void o2h_conv_depthwise(const O2hConv2d *p, const float *x, const float *
     size_t off[O2H_DW_REG_TAPS + 1];
     float *buf[2] = {scratch, scratch + per}, *flat = scratch + 2 * per;
     int planes = p->N * p->C;
+#if O2H_VEC
+    if (o2h_dwl_ok(p)) {
+        o2h_conv_dwl(p, x, w, bias, e, y, scratch);
+        return;
+    }
+#endif
     memset(scratch, 0, 2 * per * sizeof *scratch);
     for (int t = 0; ntap <= O2H_DW_REG_TAPS && t < ntap; t++)
         off[t] = o2h_phase_tap(p, d, t / p->KW, t % p->KW);

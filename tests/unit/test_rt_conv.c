@@ -241,6 +241,39 @@ static void test_depthwise(void)
     }
 }
 
+/* Small maps (at most 196 input pixels), 3x3/5x5, stride 1/2, multiplier 1:
+ * the channels-in-lanes kernel, with channel counts that leave a partial
+ * group of lanes at every vector width (4, 8, 16) and pixel counts that
+ * leave a partial transpose block. */
+static void test_depthwise_lanes(void)
+{
+    ConvCase cs[] = {
+        {1, 37, 14, 14, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37},
+        {1, 21, 14, 14, 21, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 21},  /* TF pads to 7x7 */
+        {1, 19, 14, 14, 19, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 19},
+        {1, 23, 14, 14, 23, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 23},
+        {1, 40, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40},
+        {1, 13, 7, 7, 13, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 13},
+        {1, 9, 7, 7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 9},
+        {1, 5, 7, 7, 5, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 5},
+        {1, 3, 7, 7, 3, 5, 5, 2, 2, 1, 1, 1, 1, 2, 2, 3},       /* TF pads, k5 s2 */
+        {2, 33, 10, 10, 33, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 33},  /* no pads, batch 2 */
+        {1, 17, 13, 15, 17, 3, 3, 2, 2, 1, 1, 1, 0, 1, 2, 17},  /* asymmetric pads */
+        {1, 3, 5, 5, 3, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, 3},       /* one output pixel */
+        {1, 11, 14, 14, 11, 5, 5, 1, 1, 1, 1, 3, 3, 3, 3, 11},  /* pads wider than needed */
+        {1, 16, 14, 14, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},  /* whole groups */
+        {1, 64, 1, 1, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64},    /* 1x1 plane */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("depthwise-lanes", &cs[i]);
+    /* every activation kind, with and without residual */
+    for (int act = 0; act < O2H_ACT_COUNT; act++)
+        for (int res = 0; res < 2; res++) {
+            run_conv("depthwise-lanes-act", &cs[0], act, res, 1);
+            run_conv("depthwise-lanes-act", &cs[3], act, res, 1);
+        }
+}
+
 static void ref_convt(const O2hConv2d *p, const float *x, const float *w, const float *b,
                       double *y)
 {
@@ -305,6 +338,7 @@ int main(void)
     test_winograd();
     test_fewpix();
     test_depthwise();
+    test_depthwise_lanes();
     test_transpose();
     return check_done();
 }
