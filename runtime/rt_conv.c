@@ -8,7 +8,9 @@
  *    channels, so a GEMM would waste its tile; instead each input plane is
  *    copied into a zero-padded buffer split by stride phase, after which the
  *    whole output plane is one flat loop of contiguous vector loads times
- *    scalar taps (see O2hPhasePlane), accumulated in registers;
+ *    scalar taps (see O2hPhasePlane), accumulated in registers; on small
+ *    maps (7x7, 14x14; 3x3/5x5, stride 1/2) VL channels share the vector
+ *    lanes instead (see o2h_conv_dwl);
  *  - direct (KxK with at least 16 input channels per group on maps over
  *    100 pixels): the same phase planes for all input channels make every
  *    tap a shifted view of the input, so the conv is one GEMM whose K rows
@@ -694,7 +696,9 @@ static void o2h_dw_outputs(const O2hConv2d *p, O2hPhasePlane d, const float *buf
  * vectors by per-lane weights laid out [tap][VL], and the [pixel][VL]
  * output is transposed back, the residual and the activation applied in
  * registers on the way. */
+#ifndef O2H_DWL_MAX_PIX
 #define O2H_DWL_MAX_PIX 196
+#endif
 /* Output pixels of a row computed together (independent FMA chains). */
 #define O2H_DWL_NB 4
 
