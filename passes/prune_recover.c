@@ -510,6 +510,49 @@ static double *covariance(const Reader *r)
     return S;
 }
 
+/* out = X Y, all three C x C row-major */
+static void sq_mul(int64_t C, const double *X, const double *Y, double *out)
+{
+    for (int64_t a = 0; a < C; a++)
+        for (int64_t b = 0; b < C; b++) {
+            double v = 0;
+            for (int64_t x = 0; x < C; x++)
+                v += X[a * C + x] * Y[x * C + b];
+            out[a * C + b] = v;
+        }
+}
+
+/* one reader's terms: A += S T S / e, B += S, with S the group's
+ * covariance as the reader sees it, T = W^T W (without the bias column)
+ * and e = tr(W S W^T); T and U are C x C scratch. false on failure. */
+static bool add_reader_terms(PruneRecover *R, const Reader *r, int64_t C, double *A, double *B, double *T, double *U)
+{
+    double *S = r->n == C + 1 ? covariance(r) : NULL, *W = S ? weights(R->g, r, r->n) : NULL;
+    bool ok = S && W;
+    int64_t n = r->n, F = r->F;
+    double e = 0;
+    for (int64_t a = 0; ok && a < C; a++)
+        for (int64_t b = 0; b < C; b++) {
+            double m = 0;
+            for (int64_t f = 0; f < F; f++)
+                m += W[f * n + a] * W[f * n + b];
+            T[a * C + b] = m;
+            e += m * S[a * C + b];
+        }
+    e = e > 1e-30 ? e : 1e-30;
+    if (ok) {
+        sq_mul(C, S, T, U);
+        sq_mul(C, U, S, T);
+        for (int64_t i = 0; i < C * C; i++) {
+            A[i] += T[i] / e;
+            B[i] += S[i];
+        }
+    }
+    free(S);
+    free(W);
+    return ok;
+}
+
 /* The k directions of the group's C channels that its readers need most.
  * For one reader with output weights W and centered covariance S, keeping
  * s' = P s and refitting the reader leaves the error tr(W S W^T) -
@@ -521,46 +564,11 @@ static double *covariance(const Reader *r)
 static double *projection(PruneRecover *R, Reader **rs, int nr, int64_t C, int64_t k)
 {
     double *A = calloc((size_t)(C * C), sizeof *A), *B = calloc((size_t)(C * C), sizeof *B);
-    double *T = malloc(sizeof *T * (size_t)(C * C)), *w = malloc(sizeof *w * (size_t)C), *Pm = NULL;
-    bool ok = A && B && T && w;
-    for (int i = 0; ok && i < nr; i++) {
-        const Reader *r = rs[i];
-        double *S = r->n == C + 1 ? covariance(r) : NULL, *W = S ? weights(R->g, r, r->n) : NULL;
-        ok = S && W;
-        int64_t n = r->n, F = r->F;
-        double e = 0;
-        /* T = W^T W (C x C, without the bias column); e = tr(W S W^T) */
-        for (int64_t a = 0; ok && a < C; a++)
-            for (int64_t b = 0; b < C; b++) {
-                double m = 0;
-                for (int64_t f = 0; f < F; f++)
-                    m += W[f * n + a] * W[f * n + b];
-                T[a * C + b] = m;
-                e += m * S[a * C + b];
-            }
-        e = e > 1e-30 ? e : 1e-30;
-        /* A += S T S / e (U = S T, then U S), B += S */
-        double *U = ok ? malloc(sizeof *U * (size_t)(C * C)) : NULL;
-        ok = U != NULL;
-        for (int64_t a = 0; ok && a < C; a++)
-            for (int64_t b = 0; b < C; b++) {
-                double v = 0;
-                for (int64_t x = 0; x < C; x++)
-                    v += S[a * C + x] * T[x * C + b];
-                U[a * C + b] = v;
-            }
-        for (int64_t a = 0; ok && a < C; a++)
-            for (int64_t b = 0; b < C; b++) {
-                double v = 0;
-                for (int64_t x = 0; x < C; x++)
-                    v += U[a * C + x] * S[x * C + b];
-                A[a * C + b] += v / e;
-                B[a * C + b] += S[a * C + b];
-            }
-        free(U);
-        free(S);
-        free(W);
-    }
+    double *T = malloc(sizeof *T * (size_t)(C * C)), *U = malloc(sizeof *U * (size_t)(C * C));
+    double *w = malloc(sizeof *w * (size_t)C), *Pm = NULL;
+    bool ok = A && B && T && U && w;
+    for (int i = 0; ok && i < nr; i++)
+        ok = add_reader_terms(R, rs[i], C, A, B, T, U);
     int n = (int)C, one = 1, info = -1, lwork = -1;
     double q = 0;
     if (ok) {
@@ -575,7 +583,7 @@ static double *projection(PruneRecover *R, Reader **rs, int nr, int64_t C, int64
     if (work && info == 0 && (Pm = malloc(sizeof *Pm * (size_t)(k * C))))
         for (int64_t i = 0; i < k; i++)
             memcpy(Pm + i * C, A + (C - 1 - i) * C, sizeof *Pm * (size_t)C);
-    free(work), free(A), free(B), free(T), free(w);
+    free(work), free(A), free(B), free(T), free(U), free(w);
     return Pm;
 }
 
