@@ -3,6 +3,7 @@
  * of one file by byte offset, and `#pragma HLS` lines read from it. */
 #include "hls_clang.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,37 @@ void hc_argv_free(HcArgv *a)
     memset(a, 0, sizeof *a);
 }
 
+static atomic_int live;      /* indexes and translation units not disposed */
+
+CXIndex hc_index(void)
+{
+    CXIndex idx = clang_createIndex(0, 0);
+    if (idx)
+        atomic_fetch_add(&live, 1);
+    return idx;
+}
+
+void hc_index_free(CXIndex idx)
+{
+    if (idx) {
+        clang_disposeIndex(idx);
+        atomic_fetch_sub(&live, 1);
+    }
+}
+
+void hc_tu_free(CXTranslationUnit tu)
+{
+    if (tu) {
+        clang_disposeTranslationUnit(tu);
+        atomic_fetch_sub(&live, 1);
+    }
+}
+
+int hc_live(void)
+{
+    return atomic_load(&live);
+}
+
 CXTranslationUnit hc_parse(CXIndex idx, const char *path, const HcArgv *a, const char *text,
                            size_t len, bool detailed, char **why)
 {
@@ -77,6 +109,7 @@ CXTranslationUnit hc_parse(CXIndex idx, const char *path, const HcArgv *a, const
         *why = xstrdup(buf);
         return NULL;
     }
+    atomic_fetch_add(&live, 1);
     return tu;
 }
 

@@ -35,6 +35,16 @@ void hc_argv_free(HcArgv *a);
 CXTranslationUnit hc_parse(CXIndex idx, const char *path, const HcArgv *a, const char *text,
                            size_t len, bool detailed, char **why);
 
+/* Indexes and translation units are made and disposed through these (and
+ * hc_parse), which count the handles alive: hc_live() is that count. Why:
+ * libclang's memory is C++ inside a library without frame pointers, so a
+ * leak checker cannot tell a handle we forgot from libclang's own caches;
+ * the fuzz targets check instead that every input leaves no handle alive. */
+CXIndex hc_index(void);
+void hc_index_free(CXIndex idx);
+void hc_tu_free(CXTranslationUnit tu);
+int hc_live(void);
+
 /* Every diagnostic of severity >= min, formatted (file:line:col: level:
  * text) and joined by "; ", malloc'd; NULL when there is none. */
 char *hc_diagnostics(CXTranslationUnit tu, enum CXDiagnosticSeverity min);

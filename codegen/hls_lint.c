@@ -365,7 +365,7 @@ static void parse_one(LintParse *p, CXIndex idx, const HcArgv *a)
     if (diags) {
         free(p->why);
         p->why = diags;
-        clang_disposeTranslationUnit(p->tu);
+        hc_tu_free(p->tu);
         p->tu = NULL;
     }
 }
@@ -373,7 +373,7 @@ static void parse_one(LintParse *p, CXIndex idx, const HcArgv *a)
 static void *parse_worker(void *arg)
 {
     LintPool *P = arg;
-    CXIndex idx = clang_createIndex(0, 0);
+    CXIndex idx = hc_index();
     pthread_mutex_lock(&P->lock);
     for (;;) {
         while (P->next < P->n && P->next >= P->walked + LINT_AHEAD)
@@ -409,7 +409,7 @@ static int walk_one(Lint *L, LintParse *p, IrDiag *d)
     lint_ast(L);
     lint_pragmas(L);
     free_tu_state(L);
-    clang_disposeTranslationUnit(L->tu);
+    hc_tu_free(L->tu);
     L->tu = NULL;
     return 0;
 }
@@ -480,7 +480,7 @@ static int lint_files(Lint *L, const StrList *files, const StrList *incs, IrDiag
     pthread_t th[8];
     int started = start_workers(&P, th, 8);
     int bad = 0;
-    CXIndex own = started ? NULL : clang_createIndex(0, 0);   /* no thread: parse as we walk */
+    CXIndex own = started ? NULL : hc_index();   /* no thread: parse as we walk */
     for (int i = 0; i < files->n; i++) {
         pthread_mutex_lock(&P.lock);
         while (started && !P.p[i].done)
@@ -497,10 +497,9 @@ static int lint_files(Lint *L, const StrList *files, const StrList *incs, IrDiag
     for (int t = 0; t < started; t++) {
         void *idx = NULL;
         pthread_join(th[t], &idx);
-        clang_disposeIndex(idx);
+        hc_index_free(idx);
     }
-    if (own)
-        clang_disposeIndex(own);
+    hc_index_free(own);
     for (int i = 0; i < files->n; i++) {
         free(P.p[i].why);
         diag_free(&P.p[i].d);

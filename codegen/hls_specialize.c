@@ -465,11 +465,11 @@ static int parse_view(Spec *s, CXIndex idx, const char *text, size_t len, bool s
         free(why);
         free(diags);
         if (tu)
-            clang_disposeTranslationUnit(tu);
+            hc_tu_free(tu);
         return -1;
     }
     scan_view(s, tu, text != NULL);
-    clang_disposeTranslationUnit(tu);
+    hc_tu_free(tu);
     return 0;
 }
 
@@ -649,8 +649,7 @@ static int reparse_view(Spec *s, CXIndex idx, const char *text, size_t len, bool
                  synthesis ? " with __SYNTHESIS__" : "", diags ? diags : why);
     free(why);
     free(diags);
-    if (tu)
-        clang_disposeTranslationUnit(tu);
+    hc_tu_free(tu);
     return rc;
 }
 
@@ -818,9 +817,9 @@ char *cg_hls_specialize(const CgHlsSpecRequest *rq, IrDiag *d)
         SPEC_ERR(&s, "%s", why);
         free(why);
     } else {
-        CXIndex idx = clang_createIndex(0, 0);
+        CXIndex idx = hc_index();
         out = specialize(&s, idx);
-        clang_disposeIndex(idx);
+        hc_index_free(idx);
     }
     d->n_errors += errors;
     spec_free(&s);

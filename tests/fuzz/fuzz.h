@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "codegen/hls_lint.h"
 #include "ir/diag.h"
 #include "ir/ir.h"
 
@@ -94,6 +95,10 @@ FILE *fz_null(void);
 void fz_check_refusal(const IrDiag *d, const char *what);
 /* A loaded or transformed graph passes ir_verify; aborts otherwise. */
 void fz_check_graph(const IrGraph *g, const char *what);
+/* A lint's outcome (cg_hls_lint returned n into r, d): a refusal is checked
+ * as above, n is r's count of findings, each names a file, a rule and a
+ * line, the report prints, and no libclang handle outlives the call. */
+void fz_check_lint(int n, const CgHlsLintResult *r, const IrDiag *d, const char *what);
 /* The input as a model file, loaded with fe_load_onnx into d; a refusal is
  * checked (fz_check_refusal). NULL when refused or not written. */
 IrGraph *fz_load_input(const uint8_t *data, size_t size, IrDiag *d);

@@ -48,13 +48,7 @@ static int one(const uint8_t *data, size_t size)
     IrDiag d;
     diag_init(&d);
     int n = cg_hls_lint(dir, NULL, &r, &d);
-    if (n < 0) {
-        fz_check_refusal(&d, "cg_hls_lint of a folder");
-    } else {
-        for (int i = 0; i < r.n; i++)
-            FZ_ASSERT(r.v[i].file && r.v[i].rule && r.v[i].msg && r.v[i].line > 0, "finding %d incomplete", i);
-        cg_hls_lint_print(&r, fz_null());
-    }
+    fz_check_lint(n, &r, &d, "cg_hls_lint of a folder");
     cg_hls_lint_result_free(&r);
     diag_free(&d);
     return 0;
