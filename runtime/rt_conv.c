@@ -9,8 +9,9 @@
  *    copied into a zero-padded buffer split by stride phase, after which the
  *    whole output plane is one flat loop of contiguous vector loads times
  *    scalar taps (see O2hPhasePlane), accumulated in registers; on small
- *    maps (7x7, 14x14; 3x3/5x5, stride 1/2) VL channels share the vector
- *    lanes instead (see o2h_conv_dwl);
+ *    maps (3x3/5x5, stride 1/2) each row in one vector when it fills more
+ *    than half of it (14x14 with AVX-512, see o2h_conv_dwr), else VL
+ *    channels share the vector lanes (28x28 and below, see o2h_conv_dwl);
  *  - direct (KxK with at least 16 input channels per group on maps over
  *    100 pixels): the same phase planes for all input channels make every
  *    tap a shifted view of the input, so the conv is one GEMM whose K rows
@@ -229,6 +230,14 @@ void o2h_conv2d_pack(const O2hConv2d *p, const float *w_onnx, float *w_packed)
 static int o2h_dwl_ok(const O2hConv2d *p);
 static size_t o2h_dwl_floats(const O2hConv2d *p, int vl);
 
+/* Scratch floats of the rows-in-registers depthwise (o2h_conv_dwr) with
+ * vl-float vectors: the last plane's input, residual and output with a
+ * vector of room each. */
+static size_t o2h_dwr_floats(const O2hConv2d *p, int vl)
+{
+    return (size_t)p->H * p->W + 2 * (size_t)p->HO * p->WO + 3 * (size_t)vl;
+}
+
 size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
 {
     size_t s = 0;
@@ -236,7 +245,8 @@ size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
     case O2H_CONV_DEPTHWISE: {
         O2hPhasePlane d = o2h_phase_plane(p);
         size_t pl = 2 * (size_t)p->SH * p->SW * d.phase + d.flat;
-        size_t l = o2h_dwl_ok(p) ? o2h_dwl_floats(p, O2H_VL) : 0;
+        size_t l = o2h_dwl_ok(p) ? o2h_dwl_floats(p, O2H_VL) : 0, r = o2h_dwr_floats(p, O2H_VL);
+        pl = pl > r ? pl : r;
         return pl > l ? pl : l;
     }
     case O2H_CONV_DIRECT: {
@@ -265,7 +275,8 @@ size_t o2h_conv2d_dw_scratch_bound(const O2hConv2d *p)
     O2hPhasePlane d = o2h_phase_plane(p);
     size_t phase = (size_t)d.hq * d.wq + (size_t)d.wq + 32;
     size_t s = 2 * (size_t)p->SH * p->SW * phase + (size_t)p->HO * d.wq + 32;
-    size_t l = o2h_dwl_ok(p) ? o2h_dwl_floats(p, 16) : 0;
+    size_t l = o2h_dwl_ok(p) ? o2h_dwl_floats(p, 16) : 0, r = o2h_dwr_floats(p, 16);
+    s = s > r ? s : r;
     return s > l ? s : l;
 }
 
@@ -688,7 +699,7 @@ static void o2h_dw_outputs(const O2hConv2d *p, O2hPhasePlane d, const float *buf
 /* ------------------------------------------- depthwise, channels in lanes */
 
 /* Depthwise convs on small maps (at most O2H_DWL_MAX_PIX input pixels, the
- * 14x14 and 7x7 stages of MobileNet-like nets), 3x3 or 5x5, stride 1 or 2,
+ * 28x28, 14x14 and 7x7 stages of MobileNet-like nets), 3x3 or 5x5, stride 1 or 2,
  * multiplier 1: per channel the plane is too small for the flat loop above
  * to pay for its fill and store (100-200 ns a channel). Here VL channels
  * share the vector lanes: they are transposed (VL x VL blocks) into a
@@ -697,7 +708,7 @@ static void o2h_dw_outputs(const O2hConv2d *p, O2hPhasePlane d, const float *buf
  * output is transposed back, the residual and the activation applied in
  * registers on the way. */
 #ifndef O2H_DWL_MAX_PIX
-#define O2H_DWL_MAX_PIX 196
+#define O2H_DWL_MAX_PIX 784
 #endif
 /* Output pixels of a row computed together (independent FMA chains). */
 #define O2H_DWL_NB 4
@@ -876,6 +887,188 @@ static void o2h_conv_dwl(const O2hConv2d *p, const float *x, const float *w, con
 }
 #endif
 
+/* ------------------------------------------ depthwise, rows in registers */
+
+/* Depthwise convs on maps whose rows fit one vector and whose output rows
+ * fill more than half of it (W, H <= VL < 2*WO: 14x14 stride 1 with
+ * AVX-512, 7x7 stride 1 with AVX), 3x3 or 5x5, stride 1 or 2, multiplier 1,
+ * left pad K/2 or K/2 - 1. A channel's rows are loaded once, their lanes
+ * past W zeroed, and each row is shuffled into the K column taps the
+ * outputs need (output lane l of tap kw reads column s*l + kw - PL, zero
+ * outside the row), so an output row is K*K FMAs of whole vectors by
+ * broadcast weights (four rows at a time) and nothing is transposed or
+ * copied through a padded buffer: 0.45-0.85x the time of the channels-in-
+ * lanes form on 14x14 (AVX-512), 0.7x on 7x7 (AVX). Narrower outputs (7x7
+ * or stride 2 with AVX-512) waste too many lanes and stay with it. */
+#if O2H_VEC && O2H_VL >= 8
+/* Index of lane l of a tap: column s*l + d of a row vector, or VL (a lane
+ * of the zero vector) outside it. */
+#define O2H_DWR_I(s, d, l) ((s) * (l) + (d) >= 0 && (s) * (l) + (d) < O2H_VL ? (s) * (l) + (d) : O2H_VL)
+#define O2H_DWR_I8(s, d, l) O2H_DWR_I(s, d, l), O2H_DWR_I(s, d, l + 1), O2H_DWR_I(s, d, l + 2), \
+    O2H_DWR_I(s, d, l + 3), O2H_DWR_I(s, d, l + 4), O2H_DWR_I(s, d, l + 5),                   \
+    O2H_DWR_I(s, d, l + 6), O2H_DWR_I(s, d, l + 7)
+#if O2H_VL == 16
+#define O2H_DWR_IDX(s, d) O2H_DWR_I8(s, d, 0), O2H_DWR_I8(s, d, 8)
+#else
+#define O2H_DWR_IDX(s, d) O2H_DWR_I8(s, d, 0)
+#endif
+#if defined(__clang__)
+#define O2H_DWR_SHUF(r, s, d) __builtin_shufflevector((r), (o2h_vf){0}, O2H_DWR_IDX(s, d))
+#else
+#define O2H_DWR_SHUF(r, s, d) __builtin_shuffle((r), (o2h_vf){0}, (o2h_vi){O2H_DWR_IDX(s, d)})
+#endif
+#define O2H_DWR_CASE(s, d) \
+    case (s) * 16 + (d) + 8: return O2H_DWR_SHUF(r, s, d)
+
+/* Tap of row r at stride s and column offset d (-4..4); both constant
+ * after inlining, so one shuffle. */
+O2H_INLINE o2h_vf o2h_dwr_tap(o2h_vf r, int s, int d)
+{
+    switch (s * 16 + d + 8) {
+    O2H_DWR_CASE(1, -4); O2H_DWR_CASE(1, -3); O2H_DWR_CASE(1, -2); O2H_DWR_CASE(1, -1);
+    O2H_DWR_CASE(1, 1); O2H_DWR_CASE(1, 2); O2H_DWR_CASE(1, 3); O2H_DWR_CASE(1, 4);
+    O2H_DWR_CASE(2, -4); O2H_DWR_CASE(2, -3); O2H_DWR_CASE(2, -2); O2H_DWR_CASE(2, -1);
+    O2H_DWR_CASE(2, 0); O2H_DWR_CASE(2, 1); O2H_DWR_CASE(2, 2); O2H_DWR_CASE(2, 3);
+    O2H_DWR_CASE(2, 4);
+    default: return r;
+    }
+}
+
+/* Padded rows of the tap buffer: input rows plus at most 4 pad rows each side. */
+#define O2H_DWR_ROWS (O2H_VL + 8)
+
+static int o2h_dwr_ok(const O2hConv2d *p)
+{
+    int k = p->KH;
+    return p->F == p->C && p->G == p->C && p->KW == k && (k == 3 || k == 5) &&
+           p->SH == p->SW && (p->SH == 1 || p->SH == 2) && p->DH == 1 && p->DW == 1 &&
+           p->W <= O2H_VL && p->H <= O2H_VL && p->WO <= O2H_VL && 2 * p->WO > O2H_VL && p->PT >= 0 && p->PT < k &&
+           (p->PL == k / 2 || p->PL == k / 2 - 1) && p->HO > 0 && p->WO > 0 &&
+           (p->HO - 1) * p->SH + k <= O2H_DWR_ROWS;
+}
+
+/* A plane's shape as locals (the vector stores may alias *p) and its
+ * epilogue: RELU and CLIP are a clamp to [lo, hi] in registers (other
+ * activations, whose code would crowd the registers out of this loop, go
+ * over the stored plane). Every row is read and written as a whole vector,
+ * which may run into the next rows and planes (written after it); the last
+ * plane goes through scratch with room for that. */
+typedef struct {
+    int h, w, ho, wo, pt, clamp;
+    float lo, hi;
+    const float *res;
+} O2hDwr;
+
+/* Row i of plane x with lanes >= w zero. */
+O2H_INLINE o2h_vf o2h_dwr_row(const O2hDwr *g, const float *x, int i, o2h_vi keep)
+{
+    return o2h_vselect(keep, o2h_vload(x + (size_t)i * g->w), (o2h_vf){0});
+}
+
+/* Output row oh of plane y = act(v + residual). */
+O2H_INLINE void o2h_dwr_store(const O2hDwr *g, o2h_vf v, int oh, float *y)
+{
+    size_t o = (size_t)oh * g->wo;
+    if (g->res)
+        v += o2h_vload(g->res + o);
+    if (g->clamp)
+        v = o2h_vmin(o2h_vmax(v, o2h_vset1(g->lo)), o2h_vset1(g->hi));
+    o2h_vstore(y + o, v);
+}
+
+/* Output rows oh..oh+nb of a channel from its taps: one accumulator per
+ * row and filter row, so nb*k independent FMA chains. */
+O2H_INLINE void o2h_dwr_rows(const O2hDwr *g, int k, int s, int nb, int oh, o2h_vf (*tap)[5],
+                             const float *wf, float b, float *y)
+{
+    o2h_vf acc[4][5];
+    for (int v = 0; v < nb; v++)
+        for (int kh = 0; kh < k; kh++)
+            acc[v][kh] = o2h_vset1(kh ? 0.0f : b);
+    for (int kh = 0; kh < k; kh++)
+        for (int kw = 0; kw < k; kw++) {
+            o2h_vf wt = o2h_vset1(wf[kh * k + kw]);
+            for (int v = 0; v < nb; v++)
+                acc[v][kh] += wt * tap[(oh + v) * s + kh][kw];
+        }
+    for (int v = 0; v < nb; v++) {
+        for (int kh = 1; kh < k; kh++)
+            acc[v][0] += acc[v][kh];
+        o2h_dwr_store(g, acc[v][0], oh + v, y);
+    }
+}
+
+/* One channel (k, s and the left pad pl constant after inlining): taps of
+ * every padded row, then the output rows four at a time. */
+O2H_INLINE void o2h_dwr_plane(O2hDwr g, int k, int s, int pl, const float *x, const float *wf,
+                              float b, float *y)
+{
+    o2h_vf tap[O2H_DWR_ROWS][5];
+    o2h_vi keep = o2h_lane_idx() < g.w;
+    int hp = (g.ho - 1) * s + k, oh = 0;
+    for (int j = 0; j < hp; j++) {
+        int i = j - g.pt;
+        o2h_vf r = i >= 0 && i < g.h ? o2h_dwr_row(&g, x, i, keep) : (o2h_vf){0};
+        for (int kw = 0; kw < k; kw++)
+            tap[j][kw] = o2h_dwr_tap(r, s, kw - pl);
+    }
+    for (; oh + 4 <= g.ho; oh += 4)
+        o2h_dwr_rows(&g, k, s, 4, oh, tap, wf, b, y);
+    switch (g.ho - oh) {
+    case 3: o2h_dwr_rows(&g, k, s, 3, oh, tap, wf, b, y); break;
+    case 2: o2h_dwr_rows(&g, k, s, 2, oh, tap, wf, b, y); break;
+    case 1: o2h_dwr_rows(&g, k, s, 1, oh, tap, wf, b, y); break;
+    default: break;
+    }
+}
+
+/* The plane kernel for the shape's k, s and left pad (k/2 or k/2 - 1). */
+static void o2h_dwr_any(const O2hConv2d *p, O2hDwr g, const float *x, const float *wf, float b,
+                        float *y)
+{
+    int lo = p->PL < p->KH / 2;
+    if (p->KH == 3 && p->SH == 1)
+        lo ? o2h_dwr_plane(g, 3, 1, 0, x, wf, b, y) : o2h_dwr_plane(g, 3, 1, 1, x, wf, b, y);
+    else if (p->KH == 3)
+        lo ? o2h_dwr_plane(g, 3, 2, 0, x, wf, b, y) : o2h_dwr_plane(g, 3, 2, 1, x, wf, b, y);
+    else if (p->SH == 1)
+        lo ? o2h_dwr_plane(g, 5, 1, 1, x, wf, b, y) : o2h_dwr_plane(g, 5, 1, 2, x, wf, b, y);
+    else
+        lo ? o2h_dwr_plane(g, 5, 2, 1, x, wf, b, y) : o2h_dwr_plane(g, 5, 2, 2, x, wf, b, y);
+}
+
+static void o2h_conv_dwr(const O2hConv2d *p, const float *x, const float *w, const float *bias,
+                         const O2hEpilogue *e, float *y, float *scratch)
+{
+    int ntap = p->KH * p->KW, planes = p->N * p->C;
+    size_t hw = (size_t)p->H * p->W, hwo = (size_t)p->HO * p->WO;
+    int act = e && e->act != O2H_ACT_NONE;
+    O2hDwr g = {p->H, p->W, p->HO, p->WO, p->PT, 0, 0.0f, 0.0f, NULL};
+    g.clamp = act && (e->act == O2H_ACT_RELU || e->act == O2H_ACT_CLIP);
+    g.lo = g.clamp && e->act == O2H_ACT_CLIP ? e->alpha : 0.0f;
+    g.hi = g.clamp && e->act == O2H_ACT_CLIP ? e->beta : __builtin_inff();
+    for (int i = 0; i < planes; i++) {
+        int c = i % p->C;
+        const float *xc = x + (size_t)i * hw;
+        float *yc = y + (size_t)i * hwo, *ys = yc;
+        g.res = e && e->residual ? e->residual + (size_t)i * hwo : NULL;
+        if (i == planes - 1) {
+            float *xs = scratch, *rs = xs + hw + O2H_VL;
+            ys = rs + hwo + O2H_VL;
+            memcpy(xs, xc, hw * sizeof *xs);
+            if (g.res)
+                g.res = memcpy(rs, g.res, hwo * sizeof *rs);
+            xc = xs;
+        }
+        o2h_dwr_any(p, g, xc, w + (size_t)c * ntap, bias ? bias[c] : 0.0f, ys);
+        if (ys != yc)
+            memcpy(yc, ys, hwo * sizeof *yc);
+        if (act && !g.clamp)
+            o2h_act_row(e, yc, hwo, c);
+    }
+}
+#endif
+
 /* Two phase buffers take turns: channel c+1 is filled before channel c is
  * computed, so the vector loads never wait on the fill's just-issued
  * (narrower) stores, which matters on small maps. */
@@ -888,6 +1081,12 @@ static void o2h_conv_depthwise(const O2hConv2d *p, const float *x, const float *
     size_t off[O2H_DW_REG_TAPS + 1];
     float *buf[2] = {scratch, scratch + per}, *flat = scratch + 2 * per;
     int planes = p->N * p->C;
+#if O2H_VEC && O2H_VL >= 8
+    if (o2h_dwr_ok(p)) {
+        o2h_conv_dwr(p, x, w, bias, e, y, scratch);
+        return;
+    }
+#endif
 #if O2H_VEC
     if (o2h_dwl_ok(p)) {
         o2h_conv_dwl(p, x, w, bias, e, y, scratch);

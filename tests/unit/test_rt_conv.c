@@ -241,8 +241,10 @@ static void test_depthwise(void)
     }
 }
 
-/* Small maps (at most 196 input pixels), 3x3/5x5, stride 1/2, multiplier 1:
- * the channels-in-lanes kernel, with channel counts that leave a partial
+/* Small maps (at most 784 input pixels), 3x3/5x5, stride 1/2, multiplier 1:
+ * the channels-in-lanes kernel (where the rows-in-registers one does not
+ * take them: 14x14 stride 1 goes there with AVX-512), with channel counts
+ * that leave a partial
  * group of lanes at every vector width (4, 8, 16) and pixel counts that
  * leave a partial transpose block. */
 static void test_depthwise_lanes(void)
@@ -263,6 +265,9 @@ static void test_depthwise_lanes(void)
         {1, 11, 14, 14, 11, 5, 5, 1, 1, 1, 1, 3, 3, 3, 3, 11},  /* pads wider than needed */
         {1, 16, 14, 14, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},  /* whole groups */
         {1, 64, 1, 1, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64},    /* 1x1 plane */
+        {1, 37, 28, 28, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37},  /* 28x28 */
+        {1, 19, 28, 28, 19, 5, 5, 2, 2, 1, 1, 1, 1, 2, 2, 19},  /* 28x28 k5 s2, TF pads */
+        {1, 18, 20, 25, 18, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 18},  /* 20x25 */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-lanes", &cs[i]);
@@ -271,6 +276,35 @@ static void test_depthwise_lanes(void)
         for (int res = 0; res < 2; res++) {
             run_conv("depthwise-lanes-act", &cs[0], act, res, 1);
             run_conv("depthwise-lanes-act", &cs[3], act, res, 1);
+        }
+}
+
+/* Maps whose rows fit one vector with outputs over half of it: the
+ * rows-in-registers kernel (AVX-512: W <= 16 < 2*WO; AVX: W <= 8 < 2*WO),
+ * with both left pads it takes, stride 2 made wide by its pads, rows of
+ * exactly one vector, tall and flat maps, batches (the last plane goes
+ * through scratch); the other widths run the same cases on other paths. */
+static void test_depthwise_rows(void)
+{
+    ConvCase cs[] = {
+        {2, 19, 16, 16, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 19},  /* W = 16 */
+        {1, 21, 12, 9, 21, 3, 3, 1, 1, 1, 1, 0, 0, 2, 2, 21},    /* left pad 0 */
+        {1, 13, 7, 7, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 13},     /* AVX 7x7 */
+        {3, 11, 6, 8, 11, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 11},     /* W = 8, k5 */
+        {1, 9, 15, 13, 9, 5, 5, 1, 1, 1, 1, 1, 1, 3, 3, 9},      /* k5 left pad 1 */
+        {1, 7, 16, 16, 7, 3, 3, 2, 2, 1, 1, 1, 1, 2, 2, 7},      /* s2, WO = 9 */
+        {1, 7, 8, 8, 7, 3, 3, 2, 2, 1, 1, 1, 1, 2, 2, 7},        /* s2, WO = 5 */
+        {2, 5, 16, 16, 5, 5, 5, 2, 2, 1, 1, 2, 2, 3, 3, 5},      /* k5 s2 */
+        {1, 8, 16, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},      /* tall */
+        {1, 6, 3, 15, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},       /* flat */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("depthwise-rows", &cs[i]);
+    for (int act = 0; act < O2H_ACT_COUNT; act++)
+        for (int res = 0; res < 2; res++) {
+            run_conv("depthwise-rows-act", &cs[0], act, res, 1);
+            run_conv("depthwise-rows-act", &cs[3], act, res, 1);
+            run_conv("depthwise-rows-act", &cs[7], act, res, 1);
         }
 }
 
@@ -339,6 +373,7 @@ int main(void)
     test_fewpix();
     test_depthwise();
     test_depthwise_lanes();
+    test_depthwise_rows();
     test_transpose();
     return check_done();
 }
