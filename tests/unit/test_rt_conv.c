@@ -308,6 +308,30 @@ static void test_depthwise_rows(void)
         }
 }
 
+/* 3x3 stride 1 on rows wider than a vector: the rows-as-vectors kernel
+ * (AVX-512: W > 16; AVX: W > 8), rows of whole and partial vectors, left
+ * pad 0 and 1, top pads 0 to 2, right pads wider than needed, batches (the
+ * last plane goes through scratch). */
+static void test_depthwise_vrows(void)
+{
+    ConvCase cs[] = {
+        {2, 7, 20, 37, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7},
+        {1, 5, 9, 32, 5, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 5},      /* no pads, W = 32 */
+        {1, 6, 17, 17, 6, 3, 3, 1, 1, 1, 1, 0, 0, 2, 2, 6},     /* left pad 0 */
+        {1, 4, 11, 48, 4, 3, 3, 1, 1, 1, 1, 2, 1, 0, 3, 4},     /* top pad 2, WO = 49 */
+        {3, 3, 3, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},       /* AVX: W = 9 */
+        {1, 9, 14, 14, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 9},     /* AVX 14x14 */
+        {1, 2, 56, 56, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("depthwise-vrows", &cs[i]);
+    for (int act = 0; act < O2H_ACT_COUNT; act++)
+        for (int res = 0; res < 2; res++) {
+            run_conv("depthwise-vrows-act", &cs[0], act, res, 1);
+            run_conv("depthwise-vrows-act", &cs[3], act, res, 1);
+        }
+}
+
 static void ref_convt(const O2hConv2d *p, const float *x, const float *w, const float *b,
                       double *y)
 {
@@ -374,6 +398,7 @@ int main(void)
     test_depthwise();
     test_depthwise_lanes();
     test_depthwise_rows();
+    test_depthwise_vrows();
     test_transpose();
     return check_done();
 }
