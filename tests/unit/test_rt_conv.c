@@ -332,6 +332,29 @@ static void test_depthwise_vrows(void)
         }
 }
 
+/* 3x3 stride 2 on inputs wider than 16 with outputs over half a vector:
+ * the stride-2 rows-as-vectors kernel; odd and even widths (the last odd
+ * column read past a vector pair), left pad 0 (TF) and 1, top pads 0 to 2,
+ * batches. */
+static void test_depthwise_vrows_s2(void)
+{
+    ConvCase cs[] = {
+        {2, 5, 28, 28, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5},
+        {1, 6, 28, 28, 6, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 6},     /* TF pads */
+        {1, 3, 13, 37, 3, 3, 3, 2, 2, 1, 1, 2, 1, 0, 1, 3},     /* odd width, top pad 2 */
+        {1, 4, 9, 56, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},
+        {3, 2, 17, 17, 2, 3, 3, 2, 2, 1, 1, 1, 0, 1, 2, 2},     /* AVX, WO = 9 */
+        {1, 2, 112, 112, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("depthwise-vrows-s2", &cs[i]);
+    for (int act = 0; act < O2H_ACT_COUNT; act++)
+        for (int res = 0; res < 2; res++) {
+            run_conv("depthwise-vrows-s2-act", &cs[0], act, res, 1);
+            run_conv("depthwise-vrows-s2-act", &cs[2], act, res, 1);
+        }
+}
+
 static void ref_convt(const O2hConv2d *p, const float *x, const float *w, const float *b,
                       double *y)
 {
@@ -399,6 +422,7 @@ int main(void)
     test_depthwise_lanes();
     test_depthwise_rows();
     test_depthwise_vrows();
+    test_depthwise_vrows_s2();
     test_transpose();
     return check_done();
 }
