@@ -1,7 +1,7 @@
 /* rt_conv.c - 2-D convolution (all groupings, pads, strides, dilations) with
  * a fused epilogue, weight packing, and ConvTranspose.
  *
- * Why five paths: a CNN's convs come in shapes that want different loops.
+ * Why six paths: a CNN's convs come in shapes that want different loops.
  *  - pointwise (1x1, stride 1, no pads): the input plane [C][H*W] already is
  *    the B matrix of a GEMM, so it goes straight to the GEMM core;
  *  - depthwise (groups == input channels, any multiplier): no reduction over
@@ -21,6 +21,9 @@
  *  - Winograd F(2x2, 3x3) (3x3 stride 1 pad 1 with enough channels and
  *    pixels, ResNet's body): 16 GEMMs over transformed tiles, 2.25x fewer
  *    multiplies than the direct conv (see o2h_conv_wino);
+ *  - few input channels with stride 2 (the stem: 3 channels, 3x3): per
+ *    output row, the input rows split by column parity into L1 rows whose
+ *    runs are the taps, times broadcast weights (see o2h_conv_smallc);
  *  - everything else (few channels, small maps, strided 1x1): im2col of a
  *    block of output columns (sized for L2) followed by the GEMM core.
  * Weights for the GEMM paths are repacked once at init into MR-row panels
@@ -33,7 +36,8 @@ typedef enum {
     O2H_CONV_DEPTHWISE,
     O2H_CONV_DIRECT,
     O2H_CONV_IM2COL,
-    O2H_CONV_WINOGRAD
+    O2H_CONV_WINOGRAD,
+    O2H_CONV_SMALLC
 } O2hConvPath;
 
 /* Fewest input channels per group for the direct path: below it each tap's
@@ -63,6 +67,20 @@ typedef enum {
 /* Floats of im2col panel per block of output columns (sized for L2). */
 #define O2H_IM2COL_FLOATS 131072
 
+/* Few-channel stride-2 convs (a CNN's stem, see o2h_conv_smallc): most
+ * input channels and taps (C*KH*KW), fewest filters and output columns. */
+#define O2H_SMALLC_MAX_C 4
+#define O2H_SMALLC_MAX_TAPS 64
+#define O2H_SMALLC_MIN_F 8
+#define O2H_SMALLC_MIN_WO 16
+
+static int o2h_smallc_ok(const O2hConv2d *p)
+{
+    return p->G == 1 && p->C <= O2H_SMALLC_MAX_C && p->KH * p->KW > 1 &&
+           p->C * p->KH * p->KW <= O2H_SMALLC_MAX_TAPS && p->SH == 2 && p->SW == 2 &&
+           p->F >= O2H_SMALLC_MIN_F && p->WO >= O2H_SMALLC_MIN_WO;
+}
+
 static O2hConvPath o2h_conv_path(const O2hConv2d *p)
 {
     if (p->G > 1 && p->G == p->C && p->F % p->C == 0)
@@ -75,6 +93,8 @@ static O2hConvPath o2h_conv_path(const O2hConv2d *p)
         p->WO == p->W && (p->HO * p->WO >= O2H_WINO_MIN_PIX || p->C * p->F >= O2H_WINO_MIN_CF) &&
         p->W <= O2H_WINO_MAX_W && p->C >= O2H_WINO_MIN_C && p->F >= O2H_WINO_MIN_C)
         return O2H_CONV_WINOGRAD;
+    if (o2h_smallc_ok(p))
+        return O2H_CONV_SMALLC;
     if (p->KH * p->KW > 1 && p->KH * p->KW <= O2H_DIRECT_MAX_TAPS &&
         p->C / p->G >= O2H_DIRECT_MIN_C && p->HO * p->WO > O2H_DIRECT_MIN_PIX)
         return O2H_CONV_DIRECT;
@@ -173,7 +193,7 @@ static size_t o2h_conv_group_packed(const O2hConv2d *p)
 
 size_t o2h_conv2d_packed_size(const O2hConv2d *p)
 {
-    if (o2h_conv_path(p) == O2H_CONV_DEPTHWISE)
+    if (o2h_conv_path(p) == O2H_CONV_DEPTHWISE || o2h_conv_path(p) == O2H_CONV_SMALLC)
         return 0;
     if (o2h_conv_path(p) == O2H_CONV_WINOGRAD)
         return 16 * o2h_gemm_panels_size(p->F, p->C);
@@ -212,7 +232,7 @@ static void o2h_wino_pack(const O2hConv2d *p, const float *w, float *wp)
 
 void o2h_conv2d_pack(const O2hConv2d *p, const float *w_onnx, float *w_packed)
 {
-    if (o2h_conv_path(p) == O2H_CONV_DEPTHWISE)
+    if (o2h_conv_path(p) == O2H_CONV_DEPTHWISE || o2h_conv_path(p) == O2H_CONV_SMALLC)
         return;
     if (o2h_conv_path(p) == O2H_CONV_WINOGRAD) {
         o2h_wino_pack(p, w_onnx, w_packed);
@@ -231,6 +251,7 @@ void o2h_conv2d_pack(const O2hConv2d *p, const float *w_onnx, float *w_packed)
 
 static int o2h_dwl_ok(const O2hConv2d *p);
 static size_t o2h_dwl_floats(const O2hConv2d *p, int vl);
+static size_t o2h_smallc_floats(const O2hConv2d *p);
 
 /* Scratch floats of the rows-in-vectors depthwise kernels (o2h_dw_planes)
  * with vl-float vectors: the last plane's input, residual and output with a
@@ -263,6 +284,8 @@ size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
         O2hWino g = o2h_wino(p);
         return 16 * (size_t)(p->C + p->F) * g.ld + 8 * (size_t)g.hs;
     }
+    case O2H_CONV_SMALLC:
+        return o2h_smallc_floats(p);
     case O2H_CONV_GEMM1X1:
         break;
     }
@@ -1571,6 +1594,200 @@ static void o2h_conv_wino(const O2hConv2d *p, const float *x, const float *w, co
     }
 }
 
+/* ------------------------------------------------------- few channels */
+
+/* Convs with few input channels and stride 2 (a CNN's stem: 3 channels,
+ * 3x3, 224x224 -> 112x112): im2col would copy every input pixel C*KH*KW/4
+ * times into an L2-sized panel for a GEMM with a short K. Instead, per
+ * output row, each input row the row needs is split once by column parity
+ * into two zero-padded phase rows in L1; tap (c, kh, kw) of output columns
+ * ow.. is then the contiguous run of phase row (c, kh, kw*DW % 2) at
+ * ow + kw*DW / 2. The GEMM's register tile, MR filters times NV vectors
+ * of columns (then single vectors for the row's rest), accumulates all taps
+ * with broadcast weights (ONNX layout, unpacked). */
+
+/* Floats per phase row: output columns plus the taps' reach, rounded up to
+ * 16 floats, plus two 16-float vectors of slack. */
+static size_t o2h_smallc_row(const O2hConv2d *p)
+{
+    int n = p->WO + (p->KW - 1) * p->DW / 2 + 1;
+    return (size_t)(n + 15) / 16 * 16 + 32;
+}
+
+static size_t o2h_smallc_floats(const O2hConv2d *p)
+{
+    return (size_t)p->C * p->KH * 2 * o2h_smallc_row(p);
+}
+
+/* Phase rows of output row oh: row (c*KH + kh)*2 + b holds padded input
+ * column 2*q + b of input row oh*SH - PT + kh*DH at [q], zero outside. */
+static void o2h_smallc_fill(const O2hConv2d *p, const float *xn, int oh, float *rows)
+{
+    size_t len = o2h_smallc_row(p);
+    for (int c = 0; c < p->C; c++)
+        for (int kh = 0; kh < p->KH; kh++) {
+            int ih = oh * p->SH - p->PT + kh * p->DH;
+            const float *xr = xn + ((size_t)c * p->H + (size_t)ih) * p->W;
+            for (int b = 0; b < 2; b++) {
+                float *r = rows + ((size_t)(c * p->KH + kh) * 2 + (size_t)b) * len;
+                int lo = o2h_cdiv(p->PL - b, 2), hi = o2h_cdiv(p->W + p->PL - b, 2);
+                lo = lo < 0 ? 0 : lo;
+                hi = hi < (int)len ? hi : (int)len;
+                if (ih < 0 || ih >= p->H || hi <= lo) {
+                    memset(r, 0, len * sizeof *r);
+                    continue;
+                }
+                memset(r, 0, (size_t)lo * sizeof *r);
+                o2h_copy_strided(xr + 2 * lo + b - p->PL, 2, hi - lo, r + lo);
+                memset(r + hi, 0, (len - (size_t)hi) * sizeof *r);
+            }
+        }
+}
+
+/* Epilogue of the few-channel conv: residual rows and a ReLU/Clip clamp
+ * applied in registers (other activations go over the stored planes). */
+typedef struct {
+    const float *res;
+    size_t hwo;
+    int clamp;
+    float lo, hi;
+} O2hSmallcEpi;
+
+#if O2H_VEC
+/* acc[i][j] = bias + sum over taps t of w_i[t] * columns ow + j*VL.., for
+ * nv (constant after inlining) vectors. */
+O2H_INLINE void o2h_smallc_tile(int nt, int nv, const size_t *off, const float *rows,
+                                const float *const *wr, const float *b, int ow,
+                                o2h_vf acc[O2H_MR][O2H_NV])
+{
+    o2h_vf a[O2H_MR][O2H_NV];
+    for (int i = 0; i < O2H_MR; i++)
+        for (int j = 0; j < nv; j++)
+            a[i][j] = o2h_vset1(b[i]);
+    for (int t = 0; t < nt; t++) {
+        const float *r = rows + off[t] + ow;
+        o2h_vf v[O2H_NV];
+        for (int j = 0; j < nv; j++)
+            v[j] = o2h_vload(r + j * O2H_VL);
+        for (int i = 0; i < O2H_MR; i++) {
+            o2h_vf wv = o2h_vset1(wr[i][t]);
+            for (int j = 0; j < nv; j++)
+                a[i][j] += wv * v[j];
+        }
+    }
+    for (int i = 0; i < O2H_MR; i++)
+        for (int j = 0; j < nv; j++)
+            acc[i][j] = a[i][j];
+}
+
+/* Store nf filters' tiles of nv vectors at output row yr (plane stride
+ * hwo) from column ow; the last vector of the row may be partial. */
+static void o2h_smallc_store(o2h_vf acc[O2H_MR][O2H_NV], int nf, int nv, int ow, int wo,
+                             const O2hSmallcEpi *ep, float *yr)
+{
+    for (int i = 0; i < nf; i++)
+        for (int j = 0; j < nv; j++) {
+            int o = ow + j * O2H_VL, n = wo - o < O2H_VL ? wo - o : O2H_VL;
+            if (n <= 0)
+                break;
+            size_t at = (size_t)i * ep->hwo + (size_t)o;
+            float t[O2H_VL] = {0};
+            o2h_vf v = acc[i][j];
+            if (ep->res && n == O2H_VL)
+                v += o2h_vload(ep->res + at);
+            else if (ep->res)
+                v += o2h_vload(memcpy(t, ep->res + at, (size_t)n * sizeof *t));
+            if (ep->clamp)
+                v = o2h_vmin(o2h_vmax(v, o2h_vset1(ep->lo)), o2h_vset1(ep->hi));
+            if (n == O2H_VL) {
+                o2h_vstore(yr + at, v);
+                continue;
+            }
+            o2h_vstore(t, v);
+            memcpy(yr + at, t, (size_t)n * sizeof *t);
+        }
+}
+
+/* Output row oh of image n for every filter, from its filled phase rows. */
+static void o2h_smallc_out_row(const O2hConv2d *p, const float *rows, const size_t *off,
+                               const float *w, const float *bias, O2hSmallcEpi ep, float *y)
+{
+    int nt = p->C * p->KH * p->KW;
+    const float *res = ep.res;
+    for (int f0 = 0; f0 < p->F; f0 += O2H_MR) {
+        const float *wr[O2H_MR];
+        float b[O2H_MR];
+        int nf = p->F - f0 < O2H_MR ? p->F - f0 : O2H_MR;
+        for (int i = 0; i < O2H_MR; i++) {
+            int f = f0 + (i < nf ? i : nf - 1);
+            wr[i] = w + (size_t)f * nt;
+            b[i] = bias ? bias[f] : 0.0f;
+        }
+        ep.res = res ? res + (size_t)f0 * ep.hwo : NULL;
+        int ow = 0;
+        for (; ow + O2H_NR <= p->WO; ow += O2H_NR) {
+            o2h_vf acc[O2H_MR][O2H_NV];
+            o2h_smallc_tile(nt, O2H_NV, off, rows, wr, b, ow, acc);
+            o2h_smallc_store(acc, nf, O2H_NV, ow, p->WO, &ep, y + (size_t)f0 * ep.hwo);
+        }
+        for (; ow < p->WO; ow += O2H_VL) {
+            o2h_vf acc[O2H_MR][O2H_NV];
+            o2h_smallc_tile(nt, 1, off, rows, wr, b, ow, acc);
+            o2h_smallc_store(acc, nf, 1, ow, p->WO, &ep, y + (size_t)f0 * ep.hwo);
+        }
+    }
+}
+
+#else
+/* Output row oh of image n for every filter, one column at a time. */
+static void o2h_smallc_out_row(const O2hConv2d *p, const float *rows, const size_t *off,
+                               const float *w, const float *bias, O2hSmallcEpi ep, float *y)
+{
+    int nt = p->C * p->KH * p->KW;
+    for (int f = 0; f < p->F; f++)
+        for (int ow = 0; ow < p->WO; ow++) {
+            float a = bias ? bias[f] : 0.0f;
+            for (int t = 0; t < nt; t++)
+                a += w[(size_t)f * nt + t] * rows[off[t] + (size_t)ow];
+            size_t at = (size_t)f * ep.hwo + (size_t)ow;
+            a += ep.res ? ep.res[at] : 0.0f;
+            if (ep.clamp)
+                a = a < ep.lo ? ep.lo : a > ep.hi ? ep.hi : a;
+            y[at] = a;
+        }
+}
+#endif
+
+static void o2h_conv_smallc(const O2hConv2d *p, const float *x, const float *w,
+                            const float *bias, const O2hEpilogue *e, float *y, float *scratch)
+{
+    size_t off[O2H_SMALLC_MAX_TAPS], len = o2h_smallc_row(p), hwo = (size_t)p->HO * p->WO;
+    int act = e && e->act != O2H_ACT_NONE, t = 0;
+    O2hSmallcEpi ep = {NULL, hwo, act && (e->act == O2H_ACT_RELU || e->act == O2H_ACT_CLIP),
+                       0.0f, __builtin_inff()};
+    if (ep.clamp && e->act == O2H_ACT_CLIP) {
+        ep.lo = e->alpha;
+        ep.hi = e->beta;
+    }
+    for (int c = 0; c < p->C; c++)
+        for (int kh = 0; kh < p->KH; kh++)
+            for (int kw = 0; kw < p->KW; kw++, t++)
+                off[t] = ((size_t)(c * p->KH + kh) * 2 + (size_t)(kw * p->DW % 2)) * len +
+                         (size_t)(kw * p->DW / 2);
+    for (int n = 0; n < p->N; n++) {
+        const float *xn = x + (size_t)n * p->C * p->H * p->W;
+        for (int oh = 0; oh < p->HO; oh++) {
+            o2h_smallc_fill(p, xn, oh, scratch);
+            size_t yoff = (size_t)n * p->F * hwo + (size_t)oh * p->WO;
+            ep.res = e && e->residual ? e->residual + yoff : NULL;
+            o2h_smallc_out_row(p, scratch, off, w, bias, ep, y + yoff);
+        }
+        if (act && !ep.clamp)
+            for (int f = 0; f < p->F; f++)
+                o2h_act_row(e, y + ((size_t)n * p->F + f) * hwo, hwo, f);
+    }
+}
+
 /* ------------------------------------------------------------ interface */
 
 void o2h_conv2d_f32(const O2hConv2d *p, const float *x, const float *w, const float *bias,
@@ -1587,6 +1804,10 @@ void o2h_conv2d_f32(const O2hConv2d *p, const float *x, const float *w, const fl
     }
     if (path == O2H_CONV_WINOGRAD) {
         o2h_conv_wino(p, x, w, bias, e, y, scratch);
+        return;
+    }
+    if (path == O2H_CONV_SMALLC) {
+        o2h_conv_smallc(p, x, w, bias, e, y, scratch);
         return;
     }
     o2h_conv_gemm(p, x, w, bias, e, y, scratch);

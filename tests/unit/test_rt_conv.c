@@ -1,6 +1,7 @@
 /* test_rt_conv.c - every conv path (pointwise GEMM, im2col GEMM, direct
  * GEMM over phase planes, depthwise with and
- * without multiplier, the large-filter depthwise loop)
+ * without multiplier, the large-filter depthwise loop, few-channel
+ * stride 2)
  * and ConvTranspose against direct reference loops in double, with each
  * epilogue kind. */
 #include "test_rt_util.h"
@@ -355,6 +356,32 @@ static void test_depthwise_vrows_s2(void)
         }
 }
 
+/* Few input channels, stride 2 (o2h_conv_smallc): partial filter blocks,
+ * row tails shorter than a vector and than a register tile, pads, taps'
+ * reach past the row, dilation, batches, every activation. */
+static void test_smallc(void)
+{
+    ConvCase cs[] = {
+        {1, 3, 40, 40, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    /* stem, WO = 20 */
+        {2, 3, 112, 112, 13, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},  /* TF pads, F % MR */
+        {1, 1, 9, 37, 8, 3, 3, 2, 2, 1, 1, 2, 1, 0, 1, 1},      /* odd width, top pad 2 */
+        {3, 2, 11, 33, 9, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 1},     /* 5x5, WO = 17 */
+        {1, 2, 10, 70, 17, 2, 3, 2, 2, 1, 1, 0, 2, 1, 0, 1},    /* 2x3, asymmetric */
+        {1, 3, 12, 50, 8, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1},     /* dilation 2 */
+        {1, 3, 4, 224, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    /* WO = 112 */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        O2hConv2d p = mk(&cs[i]);
+        CHECK_EQ_INT(o2h_conv2d_packed_size(&p), 0);
+        run_all_epilogues("smallc", &cs[i]);
+    }
+    for (int act = 0; act < O2H_ACT_COUNT; act++)
+        for (int res = 0; res < 2; res++) {
+            run_conv("smallc-act", &cs[0], act, res, 1);
+            run_conv("smallc-act", &cs[3], act, res, 0);
+        }
+}
+
 static void ref_convt(const O2hConv2d *p, const float *x, const float *w, const float *b,
                       double *y)
 {
@@ -423,6 +450,7 @@ int main(void)
     test_depthwise_rows();
     test_depthwise_vrows();
     test_depthwise_vrows_s2();
+    test_smallc();
     test_transpose();
     return check_done();
 }
