@@ -68,7 +68,8 @@ typedef enum {
 #define O2H_IM2COL_FLOATS 131072
 
 /* Few-channel stride-2 convs (a CNN's stem, see o2h_conv_smallc): most
- * input channels and taps (C*KH*KW), fewest filters and output columns. */
+ * input channels and taps (C*KH*KW), fewest filters and output columns.
+ * With 4-float vectors (SSE) im2col stays 5% faster, so they keep it. */
 #define O2H_SMALLC_MAX_C 4
 #define O2H_SMALLC_MAX_TAPS 64
 #define O2H_SMALLC_MIN_F 8
@@ -76,7 +77,7 @@ typedef enum {
 
 static int o2h_smallc_ok(const O2hConv2d *p)
 {
-    return p->G == 1 && p->C <= O2H_SMALLC_MAX_C && p->KH * p->KW > 1 &&
+    return O2H_VL >= 8 && p->G == 1 && p->C <= O2H_SMALLC_MAX_C && p->KH * p->KW > 1 &&
            p->C * p->KH * p->KW <= O2H_SMALLC_MAX_TAPS && p->SH == 2 && p->SW == 2 &&
            p->F >= O2H_SMALLC_MIN_F && p->WO >= O2H_SMALLC_MIN_WO;
 }
