@@ -94,6 +94,14 @@ static void run_all_epilogues(const char *name, const ConvCase *c)
     run_conv(name, c, O2H_ACT_RELU, 1, 0);
 }
 
+/* every activation kind, with and without residual */
+static void run_every_act(const char *name, const ConvCase *c, int use_bias)
+{
+    for (int act = 0; act < O2H_ACT_COUNT; act++)
+        for (int res = 0; res < 2; res++)
+            run_conv(name, c, act, res, use_bias);
+}
+
 static void test_pointwise(void)
 {
     /* N  C  H  W   F  KH KW SH SW DH DW PT PL PB PR G */
@@ -272,12 +280,8 @@ static void test_depthwise_lanes(void)
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-lanes", &cs[i]);
-    /* every activation kind, with and without residual */
-    for (int act = 0; act < O2H_ACT_COUNT; act++)
-        for (int res = 0; res < 2; res++) {
-            run_conv("depthwise-lanes-act", &cs[0], act, res, 1);
-            run_conv("depthwise-lanes-act", &cs[3], act, res, 1);
-        }
+    run_every_act("depthwise-lanes-act", &cs[0], 1);
+    run_every_act("depthwise-lanes-act", &cs[3], 1);
 }
 
 /* Maps whose rows fit one vector with outputs over half of it: the
@@ -301,12 +305,9 @@ static void test_depthwise_rows(void)
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-rows", &cs[i]);
-    for (int act = 0; act < O2H_ACT_COUNT; act++)
-        for (int res = 0; res < 2; res++) {
-            run_conv("depthwise-rows-act", &cs[0], act, res, 1);
-            run_conv("depthwise-rows-act", &cs[3], act, res, 1);
-            run_conv("depthwise-rows-act", &cs[7], act, res, 1);
-        }
+    run_every_act("depthwise-rows-act", &cs[0], 1);
+    run_every_act("depthwise-rows-act", &cs[3], 1);
+    run_every_act("depthwise-rows-act", &cs[7], 1);
 }
 
 /* 3x3 stride 1 on rows wider than a vector: the rows-as-vectors kernel
@@ -326,11 +327,8 @@ static void test_depthwise_vrows(void)
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-vrows", &cs[i]);
-    for (int act = 0; act < O2H_ACT_COUNT; act++)
-        for (int res = 0; res < 2; res++) {
-            run_conv("depthwise-vrows-act", &cs[0], act, res, 1);
-            run_conv("depthwise-vrows-act", &cs[3], act, res, 1);
-        }
+    run_every_act("depthwise-vrows-act", &cs[0], 1);
+    run_every_act("depthwise-vrows-act", &cs[3], 1);
 }
 
 /* 3x3 stride 2 on inputs wider than 16 with outputs over half a vector:
@@ -349,11 +347,8 @@ static void test_depthwise_vrows_s2(void)
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-vrows-s2", &cs[i]);
-    for (int act = 0; act < O2H_ACT_COUNT; act++)
-        for (int res = 0; res < 2; res++) {
-            run_conv("depthwise-vrows-s2-act", &cs[0], act, res, 1);
-            run_conv("depthwise-vrows-s2-act", &cs[2], act, res, 1);
-        }
+    run_every_act("depthwise-vrows-s2-act", &cs[0], 1);
+    run_every_act("depthwise-vrows-s2-act", &cs[2], 1);
 }
 
 /* Few input channels, stride 2 (o2h_conv_smallc with vectors of 8 floats
@@ -373,11 +368,8 @@ static void test_smallc(void)
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("smallc", &cs[i]);
-    for (int act = 0; act < O2H_ACT_COUNT; act++)
-        for (int res = 0; res < 2; res++) {
-            run_conv("smallc-act", &cs[0], act, res, 1);
-            run_conv("smallc-act", &cs[3], act, res, 0);
-        }
+    run_every_act("smallc-act", &cs[0], 1);
+    run_every_act("smallc-act", &cs[3], 0);
 }
 
 static void ref_convt(const O2hConv2d *p, const float *x, const float *w, const float *b,
