@@ -169,6 +169,7 @@ static void host_free(CgHost *h)
     free(h->kslot);
     free(h->aux_entry);
     free(h->read);
+    free(h->has_code);
     cg_mem_plan_free(&h->plan);
     cg_blob_free(&h->blob);
 }
@@ -185,8 +186,9 @@ static int host_init(CgHost *h, IrGraph *g, const CgHostOptions *o, IrDiag *d)
     h->kslot = malloc(nl * sizeof *h->kslot);
     h->aux_entry = malloc(nl * sizeof *h->aux_entry);
     h->read = calloc(nt, 1);
+    h->has_code = calloc(nl, 1);
     cg_blob_init(&h->blob);
-    if (!h->scratch || !h->inplace || !h->kslot || !h->aux_entry || !h->read) {
+    if (!h->scratch || !h->inplace || !h->kslot || !h->aux_entry || !h->read || !h->has_code) {
         diag_error(d, g->path, NULL, NULL, "out of memory");
         host_free(h);
         return -1;
@@ -275,6 +277,49 @@ static void write_tensor_table(CgHost *h, FILE *f, const char *name, const int *
     }
     if (n == 0)
         fputs("    {\"\", 0, 0, 0, {0}, 0},\n", f);
+    fputs("};\n\n", f);
+}
+
+/* "CxHxW" of tensor t's dims after the batch, into b */
+static void dims_text(const IrGraph *g, int t, char *b, size_t n)
+{
+    const IrTensor *T = t >= 0 ? &g->tensors[t] : NULL;
+    size_t k = 0;
+    b[0] = 0;
+    for (int i = T && T->rank > 1 ? 1 : 0; T && i < T->rank && k < n; i++)
+        k += (size_t)snprintf(b + k, n - k, "%s%lld", k ? "x" : "", (long long)T->dims[i]);
+}
+
+/* A layer's shape as a profile shows it: "32x112x112->32x112x112 k3x3 s1" */
+static void layer_shape(const IrGraph *g, const IrLayer *L, char *b, size_t n)
+{
+    char in[64], out[64];
+    dims_text(g, L->n_in > 0 ? L->in[0] : -1, in, sizeof in);
+    dims_text(g, L->n_out > 0 ? L->out[0] : -1, out, sizeof out);
+    int k = snprintf(b, n, "%s->%s", in, out);
+    const IrConvAttr *c = &L->attr.conv;
+    if ((L->op == IR_OP_CONV || L->op == IR_OP_CONV_TRANSPOSE) && c->nsp == 2 && k > 0 && (size_t)k < n)
+        snprintf(b + k, n - (size_t)k, " k%lldx%lld s%lld", (long long)c->kernel[0], (long long)c->kernel[1],
+                 (long long)c->stride[0]);
+}
+
+/* model_layers[]: what each layer is, for the program's --profile */
+static void write_layer_table(CgHost *h, FILE *f)
+{
+    const IrGraph *g = h->g;
+    fprintf(f, "const ModelLayerInfo model_layers[%d] = {\n", g->n_layers > 0 ? g->n_layers : 1);
+    for (int l = 0; l < g->n_layers; l++) {
+        const IrLayer *L = &g->layers[l];
+        IrLayerStats st;
+        char shape[160];
+        ir_layer_stats(g, l, &st);
+        layer_shape(g, L, shape, sizeof shape);
+        fprintf(f, "    {\"%s\", \"%s\", \"%s\", ", ir_op_name(L->op), ir_layer_kind_name(g, l), shape);
+        put_c_string(f, L->origin ? L->origin : (L->name ? L->name : ""));
+        fprintf(f, ", %lldll, %d},\n", (long long)st.macs, h->has_code[l]);
+    }
+    if (g->n_layers == 0)
+        fputs("    {\"\", \"\", \"\", \"\", 0, 0},\n", f);
     fputs("};\n\n", f);
 }
 
@@ -489,6 +534,7 @@ static int write_model_c(CgHost *h, const char *path, const char *decl, const ch
     write_tensor_table(h, f, "model_inputs", g->inputs, g->n_inputs);
     write_tensor_table(h, f, "model_outputs", g->outputs, g->n_outputs);
     fputs("const int model_num_inputs = MODEL_NUM_INPUTS, model_num_outputs = MODEL_NUM_OUTPUTS;\n\n", f);
+    write_layer_table(h, f);
     fputs("/* layer descriptors */\n", f);
     fputs(decl, f);
     fputs("\n", f);
@@ -560,7 +606,16 @@ static int write_model_h(CgHost *h, const char *path)
           "} ModelTensorInfo;\n\n"
           "extern const ModelTensorInfo model_inputs[];\n"
           "extern const int model_num_inputs, model_num_outputs;  /* the counts above, as data */\n"
-          "extern const ModelTensorInfo model_outputs[];\n\n", f);
+          "extern const ModelTensorInfo model_outputs[];\n\n"
+          "typedef struct {\n"
+          "    const char *op;       /* the layer's op (`onnx2hls ops`) */\n"
+          "    const char *kind;     /* its kind as `onnx2hls inspect` names it: pwconv, dwconv ... */\n"
+          "    const char *shape;    /* input -> output dims after the batch, conv kernel and stride */\n"
+          "    const char *origin;   /* every ONNX node folded into it, comma separated */\n"
+          "    long long macs;       /* multiply-accumulates per inference (0: not a MAC op) */\n"
+          "    int has_code;         /* 0: the layer is folded away, model_run_layer does nothing */\n"
+          "} ModelLayerInfo;\n\n"
+          "extern const ModelLayerInfo model_layers[];   /* MODEL_NUM_LAYERS entries */\n\n", f);
     for (int k = 0; k < 2; k++) {
         int n = k ? g->n_outputs : g->n_inputs;
         for (int i = 0; i < n; i++) {
@@ -639,6 +694,7 @@ static int emit_layers(CgHost *h, FILE *run)
         else
             emit_taps(h, l);
         fclose(h->run);
+        h->has_code[l] = n > 0;
         if (n)
             put_case(run, l, body);
         free(body);

@@ -39,6 +39,7 @@ typedef struct {
     int *kslot;                /* weight slot of a conv/gemm layer (g_kw[]), -1 none */
     int *aux_entry;            /* a derived blob entry (e.g. int64 indices), -1 none */
     char *read;                /* per tensor: its data is read by the program */
+    char *has_code;            /* per layer: model_run_layer has a case for it (phase 1) */
     int n_kslots;
     int64_t pool_est;          /* packed floats as this compiler's runtime sizes them */
     int64_t scratch_est;       /* largest kernel scratch, floats, likewise */

@@ -57,7 +57,7 @@ static const char isa_api[] =
 static const char isa_api_file[] = "model_init model_init_file model_run model_set_tap "
                                    "model_run_layer model_tensor model_pool_floats";
 /* model.h's data: the same in every level, kept global from v1's copy */
-static const char isa_data[] = "model_inputs model_outputs model_num_inputs model_num_outputs";
+static const char isa_data[] = "model_inputs model_outputs model_num_inputs model_num_outputs model_layers";
 
 static const char *api_list(const CgHost *h)
 {

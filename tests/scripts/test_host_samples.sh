@@ -33,6 +33,24 @@ done
 s=resnet_tiny
 in=$src/samples/$s.in.f32 ref=$src/samples/$s.ref.f32
 
+# --profile: a row per layer that has code, whose times add up to the sum
+p=$work/$s/host/model prof=$work/profile.log
+if [ -x "$p" ]; then
+    "$p" "$in" --profile 3 > "$prof"
+    check "model --profile" 0 $?
+    cases=$(grep -c '^    case [0-9]*: {$' "$work/$s/host/model.c")
+    rows=$(grep -cE '^ *[0-9]+ [a-z]' "$prof")
+    [ "$rows" -gt 0 ] && [ "$rows" = "$cases" ] || { echo "FAIL: profile rows $rows, layers with code $cases"; fail=1; }
+    awk '/^ *[0-9]+ [a-z]/ { s += $3 } /^sum_cpu_ms/ { t = $2 }
+         END { exit !(t > 0 && s - t < 0.001 * NR && t - s < 0.001 * NR) }' "$prof" ||
+        { echo "FAIL: profile rows do not add up to sum_cpu_ms"; cat "$prof"; fail=1; }
+    grep -q '^  pwconv ' "$prof" || { echo "FAIL: profile has no pwconv sum"; fail=1; }
+    "$p" "$in" --profile 10001 > /dev/null 2>&1
+    check "model --profile 10001 refused" 2 $?
+else
+    echo "FAIL: verify left no program at $p"; fail=1
+fi
+
 # weights compiled in
 "$bin" compile "$src/samples/$s.onnx" -o "$work/embed" --embed-weights --quiet
 check "embed: compile" 0 $?
