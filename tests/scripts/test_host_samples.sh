@@ -81,6 +81,12 @@ check "verify with a bad --tol" 2 $?
 if [ -n "${ONNX2HLS_ORT_NODE_PATH:-}" ] || [ -d "$src/node_modules/onnxruntime-node" ]; then
     "$bin" verify "$work/$s" --input "$in" > "$work/ort.log" 2>&1
     check "verify against ONNX Runtime run now" 0 $?
+    # ONNX Runtime's profile as bench_layers.sh reads it: a row per node with its kind
+    NODE_PATH=${ONNX2HLS_ORT_NODE_PATH:-$src/node_modules} node "$src/tools/ort_ref.js" "$src/samples/$s.onnx" \
+        --input "" float32:1,3,64,64 "$in" --profile 3 > "$work/ortprof.log" 2>&1
+    check "ort_ref.js --profile" 0 $?
+    grep -qE '^ +[0-9]+  conv ' "$work/ortprof.log" && grep -q '^  conv ' "$work/ortprof.log" &&
+        grep -q '^sum_ms [0-9.]* runs 3$' "$work/ortprof.log" || { echo "FAIL: ort_ref.js --profile"; cat "$work/ortprof.log"; fail=1; }
 else
     ONNX2HLS_ORT_NODE_PATH=/nonexistent "$bin" verify "$work/$s" --input "$in" > "$work/ort.log" 2>&1
     check "verify without reference nor ONNX Runtime" 2 $?
