@@ -651,6 +651,48 @@ static int o2h_gemm_map_c(const O2hGemm *p, const float *c, O2hTileEpi *ep)
     return 1;
 }
 
+#if O2H_VEC
+/* K rows of a B panel prefetched ahead in the one-row product. */
+#define O2H_GEMV_AHEAD 16
+
+/* t[0..NR) = sum over k of a[k] * panel[k][0..NR): the panel read once as
+ * one stream, two sets of accumulators (even and odd k) for the FMA latency. */
+static void o2h_gemv_panel(int K, const float *restrict a, const float *restrict bp, float *t)
+{
+    o2h_vf c[O2H_NV], d[O2H_NV];
+    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) c[v] = d[v] = (o2h_vf){0};
+    int k = 0;
+    for (; k + 1 < K; k += 2) {
+        const float *r = bp + (size_t)k * O2H_NR;
+        for (int q = 0; q < 2 * O2H_NR; q += 16)
+            __builtin_prefetch(r + O2H_GEMV_AHEAD * O2H_NR + q);
+        o2h_vf x = o2h_vset1(a[k]), z = o2h_vset1(a[k + 1]);
+        O2H_UNROLL for (int v = 0; v < O2H_NV; v++) {
+            c[v] += x * o2h_vload(r + v * O2H_VL);
+            d[v] += z * o2h_vload(r + O2H_NR + v * O2H_VL);
+        }
+    }
+    if (k < K) {
+        o2h_vf x = o2h_vset1(a[k]);
+        O2H_UNROLL for (int v = 0; v < O2H_NV; v++) c[v] += x * o2h_vload(bp + (size_t)k * O2H_NR + v * O2H_VL);
+    }
+    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) o2h_vstore(t + v * O2H_VL, c[v] + d[v]);
+}
+
+/* A Gemm of one row (a fully connected layer at batch 1) is bound by
+ * reading B: each packed panel in one pass over all of K, no K blocks
+ * whose partial sums go through C, then the epilogue on the row. */
+static void o2h_gemv(int N, int K, const float *a, const float *bp, float *y, const O2hTileEpi *ep)
+{
+    float t[O2H_MR * O2H_NR];
+    for (int j0 = 0; j0 < N; j0 += O2H_NR) {
+        O2hTilePos tp = {y, N, 0, j0, 1, o2h_mini(O2H_NR, N - j0), 1, 1};
+        o2h_gemv_panel(K, a, bp + (size_t)j0 * K, t);
+        o2h_tile_store_scalar(t, &tp, ep);
+    }
+}
+#endif
+
 void o2h_gemm_f32(const O2hGemm *p, const float *a, const float *b, const float *c,
                   const O2hEpilogue *e, float *y, float *scratch)
 {
@@ -666,7 +708,12 @@ void o2h_gemm_f32(const O2hGemm *p, const float *a, const float *b, const float 
     int slow = o2h_gemm_map_c(p, c, &ep);
     if (slow)
         ep.act = NULL;
-    o2h_gemm_blocked(M, N, K, &A, &B, y, N, &ep);
+#if O2H_VEC
+    if (M == 1 && K > 0)
+        o2h_gemv(N, K, a, b, y, &ep);
+    else
+#endif
+        o2h_gemm_blocked(M, N, K, &A, &B, y, N, &ep);
     if (slow) {
         o2h_gemm_add_c(p, c, y);
         for (int i = 0; e && i < M; i++)
