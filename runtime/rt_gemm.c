@@ -653,7 +653,9 @@ static int o2h_gemm_map_c(const O2hGemm *p, const float *c, O2hTileEpi *ep)
 
 #if O2H_VEC
 /* K rows of a B panel prefetched ahead in the one-row product. */
+#ifndef O2H_GEMV_AHEAD
 #define O2H_GEMV_AHEAD 16
+#endif
 
 /* t[0..NR) = sum over k of a[k] * panel[k][0..NR): the panel read once as
  * one stream, two sets of accumulators (even and odd k) for the FMA latency. */
