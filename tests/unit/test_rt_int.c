@@ -399,6 +399,8 @@ static void test_conv(void)
         conv_case(1, 2, 30, 33, 2, 7, 3, 1, 3, 2, wide);   /* depthwise 7x7 stride 3 */
         conv_case(1, 3, 120, 100, 3, 3, 1, 1, 1, 3, wide); /* depthwise, large planes in chunks of 2 */
         conv_case(1, 5, 23, 21, 5, 5, 2, 1, 2, 5, wide);   /* depthwise 5x5 stride 2, one multiplier */
+        conv_case(1, 6, 28, 28, 6, 5, 1, 1, 2, 6, wide);   /* depthwise 5x5, rows of 28 in flat vectors */
+        conv_case(1, 4, 14, 14, 4, 5, 2, 1, 2, 4, wide);   /* depthwise 5x5 stride 2 on 14x14 */
         conv_case(1, 40, 9, 7, 19, 1, 1, 1, 0, 1, wide);   /* pointwise: ragged pixel and channel tiles */
         conv_case(1, 13, 12, 12, 24, 3, 1, 1, 1, 1, wide); /* K = 117 (not a multiple of 4) */
     }
