@@ -165,6 +165,60 @@ O2H_INLINE void o2h_ukernel(int mrv, int nvv, int kc, const float *restrict a,
     }
 }
 
+/* The in-register activations over a whole tile, the kind switched on once
+ * per tile rather than once per vector. */
+O2H_INLINE void o2h_tile_act(int mrv, int nvv, o2h_vf acc[O2H_MR][O2H_NV], const O2hEpilogue *e)
+{
+    o2h_vf zero = {0};
+    switch (e->act) {
+    case O2H_ACT_RELU:
+        O2H_UNROLL for (int r = 0; r < mrv; r++)
+            O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] = o2h_vmax(acc[r][v], zero);
+        return;
+    case O2H_ACT_CLIP: {
+        o2h_vf lo = o2h_vset1(e->alpha), hi = o2h_vset1(e->beta);
+        O2H_UNROLL for (int r = 0; r < mrv; r++)
+            O2H_UNROLL for (int v = 0; v < nvv; v++)
+                acc[r][v] = o2h_vmin(o2h_vmax(acc[r][v], lo), hi);
+        return;
+    }
+    default:
+        O2H_UNROLL for (int r = 0; r < mrv; r++)
+            O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] = o2h_vact(e, acc[r][v]);
+        return;
+    }
+}
+
+/* Scale, biases and residual (first K block) or the partial sum in C
+ * (later K blocks) added to the accumulators, each test once per tile. */
+O2H_INLINE void o2h_tile_combine(int mrv, int nvv, o2h_vf acc[O2H_MR][O2H_NV],
+                                 const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    o2h_vf sc = o2h_vset1(ep->scale);
+    const float *c0 = tp->c + (ptrdiff_t)tp->i0 * tp->ldc + tp->j0;
+    if (!tp->first) {
+        O2H_UNROLL for (int r = 0; r < mrv; r++)
+            O2H_UNROLL for (int v = 0; v < nvv; v++)
+                acc[r][v] = acc[r][v] * sc + o2h_vload(c0 + r * tp->ldc + v * O2H_VL);
+        return;
+    }
+    O2H_UNROLL for (int r = 0; r < mrv; r++)
+    {
+        o2h_vf rb = o2h_vset1(ep->row_bias ? ep->row_bias[tp->i0 + r] : 0.0f);
+        O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] = acc[r][v] * sc + rb;
+    }
+    if (ep->col_bias)
+        O2H_UNROLL for (int r = 0; r < mrv; r++)
+            O2H_UNROLL for (int v = 0; v < nvv; v++)
+                acc[r][v] += o2h_vload(ep->col_bias + tp->j0 + v * O2H_VL);
+    if (ep->res) {
+        const float *rs = ep->res + (ptrdiff_t)tp->i0 * ep->ldr + tp->j0;
+        O2H_UNROLL for (int r = 0; r < mrv; r++)
+            O2H_UNROLL for (int v = 0; v < nvv; v++)
+                acc[r][v] += o2h_vload(rs + r * ep->ldr + v * O2H_VL);
+    }
+}
+
 /* Store a full tile (all mrv rows and nvv vectors valid) with the epilogue
  * while it is still in registers. */
 O2H_INLINE void o2h_tile_store_vec(int mrv, int nvv, o2h_vf acc[O2H_MR][O2H_NV],
@@ -173,52 +227,46 @@ O2H_INLINE void o2h_tile_store_vec(int mrv, int nvv, o2h_vf acc[O2H_MR][O2H_NV],
     const O2hEpilogue *e = tp->last ? ep->act : NULL;
     O2hActKind act = e ? e->act : O2H_ACT_NONE;
     int inl = act == O2H_ACT_NONE || o2h_vact_ok(act);
-    o2h_vf sc = o2h_vset1(ep->scale);
+    float *c0 = tp->c + (ptrdiff_t)tp->i0 * tp->ldc + tp->j0;
+    o2h_tile_combine(mrv, nvv, acc, tp, ep);
+    if (act != O2H_ACT_NONE && inl)
+        o2h_tile_act(mrv, nvv, acc, e);
     O2H_UNROLL for (int r = 0; r < mrv; r++)
-    {
-        int i = tp->i0 + r;
-        float *cr = tp->c + (ptrdiff_t)i * tp->ldc + tp->j0;
-        o2h_vf rb = o2h_vset1(tp->first && ep->row_bias ? ep->row_bias[i] : 0.0f);
-        const float *rs = ep->res ? ep->res + (ptrdiff_t)i * ep->ldr + tp->j0 : NULL;
         O2H_UNROLL for (int v = 0; v < nvv; v++)
-        {
-            o2h_vf x = acc[r][v] * sc;
-            if (tp->first) {
-                x += rb;
-                if (ep->col_bias)
-                    x += o2h_vload(ep->col_bias + tp->j0 + v * O2H_VL);
-                if (rs)
-                    x += o2h_vload(rs + v * O2H_VL);
-            } else {
-                x += o2h_vload(cr + v * O2H_VL);
-            }
-            if (act != O2H_ACT_NONE && inl)
-                x = o2h_vact(e, x);
-            o2h_vstore(cr + v * O2H_VL, x);
-        }
-        if (!inl) {
-            if (ep->act_by_col)
-                o2h_act_by_col(e, cr, (size_t)nvv * O2H_VL, tp->j0);
-            else
-                o2h_act_row(e, cr, (size_t)nvv * O2H_VL, ep->chan0 + i);
-        }
+            o2h_vstore(c0 + r * tp->ldc + v * O2H_VL, acc[r][v]);
+    for (int r = 0; !inl && r < mrv; r++) {
+        float *cr = c0 + r * tp->ldc;
+        if (ep->act_by_col)
+            o2h_act_by_col(e, cr, (size_t)nvv * O2H_VL, tp->j0);
+        else
+            o2h_act_row(e, cr, (size_t)nvv * O2H_VL, ep->chan0 + tp->i0 + r);
     }
+}
+
+/* A ragged tile: the accumulators go through memory to the scalar store
+ * (kept apart so the full tiles' accumulators never leave registers). */
+static void o2h_tile_run_edge(int mrv, int nvv, int kc, const float *a, const float *b,
+                              ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    o2h_vf acc[O2H_MR][O2H_NV];
+    float t[O2H_MR * O2H_NR];
+    o2h_ukernel(mrv, nvv, kc, a, b, ldb, acc);
+    for (int r = 0; r < mrv; r++)
+        for (int v = 0; v < nvv; v++)
+            o2h_vstore(t + r * O2H_NR + v * O2H_VL, acc[r][v]);
+    o2h_tile_store_scalar(t, tp, ep);
 }
 
 O2H_INLINE void o2h_tile_run(int mrv, int nvv, int kc, const float *a, const float *b,
                              ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
 {
-    o2h_vf acc[O2H_MR][O2H_NV];
-    o2h_ukernel(mrv, nvv, kc, a, b, ldb, acc);
-    if (tp->mr == mrv && tp->nr == nvv * O2H_VL) {
-        o2h_tile_store_vec(mrv, nvv, acc, tp, ep);
+    if (tp->mr != mrv || tp->nr != nvv * O2H_VL) {
+        o2h_tile_run_edge(mrv, nvv, kc, a, b, ldb, tp, ep);
         return;
     }
-    float t[O2H_MR * O2H_NR];
-    for (int r = 0; r < mrv; r++)
-        for (int v = 0; v < nvv; v++)
-            o2h_vstore(t + r * O2H_NR + v * O2H_VL, acc[r][v]);
-    o2h_tile_store_scalar(t, tp, ep);
+    o2h_vf acc[O2H_MR][O2H_NV];
+    o2h_ukernel(mrv, nvv, kc, a, b, ldb, acc);
+    o2h_tile_store_vec(mrv, nvv, acc, tp, ep);
 }
 
 #define O2H_TILE_NV(MRV, NVV)                                   \
