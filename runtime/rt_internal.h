@@ -22,6 +22,9 @@
 
 #include <stddef.h>
 #include <string.h>
+#if defined(__GNUC__) && !defined(O2H_NO_VEC) && (defined(__SSE__) || defined(__AVX__))
+#include <immintrin.h>
+#endif
 
 #if defined(__GNUC__)
 #define O2H_INLINE static inline __attribute__((always_inline))
@@ -74,8 +77,22 @@ O2H_INLINE o2h_vf o2h_vselect(o2h_vi m, o2h_vf a, o2h_vf b)
 {
     return (o2h_vf)(((o2h_vi)a & m) | ((o2h_vi)b & ~m));
 }
+/* max(a, b) = a > b ? a : b and min(a, b) = a < b ? a : b, NaN in a
+ * giving b: exactly the x86 max/min instructions, which the compilers do not
+ * emit for the select themselves (it would be a compare and a blend). */
+#if defined(__AVX512F__)
+O2H_INLINE o2h_vf o2h_vmax(o2h_vf a, o2h_vf b) { return (o2h_vf)_mm512_max_ps((__m512)a, (__m512)b); }
+O2H_INLINE o2h_vf o2h_vmin(o2h_vf a, o2h_vf b) { return (o2h_vf)_mm512_min_ps((__m512)a, (__m512)b); }
+#elif defined(__AVX__)
+O2H_INLINE o2h_vf o2h_vmax(o2h_vf a, o2h_vf b) { return (o2h_vf)_mm256_max_ps((__m256)a, (__m256)b); }
+O2H_INLINE o2h_vf o2h_vmin(o2h_vf a, o2h_vf b) { return (o2h_vf)_mm256_min_ps((__m256)a, (__m256)b); }
+#elif defined(__SSE__)
+O2H_INLINE o2h_vf o2h_vmax(o2h_vf a, o2h_vf b) { return (o2h_vf)_mm_max_ps((__m128)a, (__m128)b); }
+O2H_INLINE o2h_vf o2h_vmin(o2h_vf a, o2h_vf b) { return (o2h_vf)_mm_min_ps((__m128)a, (__m128)b); }
+#else
 O2H_INLINE o2h_vf o2h_vmax(o2h_vf a, o2h_vf b) { return o2h_vselect(a > b, a, b); }
 O2H_INLINE o2h_vf o2h_vmin(o2h_vf a, o2h_vf b) { return o2h_vselect(a < b, a, b); }
+#endif
 
 /* Even and odd lanes of the 2*VL floats a:b (deinterleave by two). */
 #if O2H_VL == 16
