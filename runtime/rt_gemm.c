@@ -194,19 +194,24 @@ O2H_INLINE void o2h_tile_act(int mrv, int nvv, o2h_vf acc[O2H_MR][O2H_NV], const
 O2H_INLINE void o2h_tile_combine(int mrv, int nvv, o2h_vf acc[O2H_MR][O2H_NV],
                                  const O2hTilePos *tp, const O2hTileEpi *ep)
 {
-    o2h_vf sc = o2h_vset1(ep->scale);
     const float *c0 = tp->c + (ptrdiff_t)tp->i0 * tp->ldc + tp->j0;
+    if (ep->scale != 1.0f) {
+        o2h_vf sc = o2h_vset1(ep->scale);
+        O2H_UNROLL for (int r = 0; r < mrv; r++)
+            O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] *= sc;
+    }
     if (!tp->first) {
         O2H_UNROLL for (int r = 0; r < mrv; r++)
             O2H_UNROLL for (int v = 0; v < nvv; v++)
-                acc[r][v] = acc[r][v] * sc + o2h_vload(c0 + r * tp->ldc + v * O2H_VL);
+                acc[r][v] += o2h_vload(c0 + r * tp->ldc + v * O2H_VL);
         return;
     }
-    O2H_UNROLL for (int r = 0; r < mrv; r++)
-    {
-        o2h_vf rb = o2h_vset1(ep->row_bias ? ep->row_bias[tp->i0 + r] : 0.0f);
-        O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] = acc[r][v] * sc + rb;
-    }
+    if (ep->row_bias)
+        O2H_UNROLL for (int r = 0; r < mrv; r++)
+        {
+            o2h_vf rb = o2h_vset1(ep->row_bias[tp->i0 + r]);
+            O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] += rb;
+        }
     if (ep->col_bias)
         O2H_UNROLL for (int r = 0; r < mrv; r++)
             O2H_UNROLL for (int v = 0; v < nvv; v++)
