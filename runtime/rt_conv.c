@@ -31,6 +31,10 @@
  * in ONNX layout. */
 #include "rt_internal.h"
 
+#if O2H_VEC && defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 typedef enum {
     O2H_CONV_GEMM1X1,
     O2H_CONV_DEPTHWISE,
@@ -1303,6 +1307,180 @@ static void o2h_dwv2_any(const O2hConv2d *p, O2hDwr g, const float *x, const flo
 
 #endif
 
+/* ------------------------------------- depthwise, two channels a vector */
+
+/* With AVX-512, maps whose output rows fill at most half a vector (7x7
+ * outputs: 7x7 stride 1, 14x14 stride 2) would leave half the lanes of a
+ * row-per-vector form idle, so two channels share a vector here: lanes
+ * 0..7 hold an output row of one channel and lanes 8..15 the same row of
+ * the next. Per input row, each channel's row is one masked load (lanes
+ * past W zero), and a tap is one two-source permute of the two rows with
+ * the lanes outside the padded row zeroed by its mask; an output row pair
+ * is then K*K FMAs by per-half weights, four rows at a time, and masked
+ * stores write each half into its plane, so nothing is copied, transposed
+ * or read past a plane. 3x3 or 5x5, stride 1 or 2, multiplier 1, inputs
+ * up to 16 wide. */
+#if O2H_VEC && defined(__AVX512F__)
+/* Padded rows of the tap buffer. */
+#define O2H_DWP_ROWS 20
+
+static int o2h_dwp_ok(const O2hConv2d *p)
+{
+    int k = p->KH;
+    return p->F == p->C && p->G == p->C && p->KW == k && (k == 3 || k == 5) &&
+           p->SH == p->SW && (p->SH == 1 || p->SH == 2) && p->DH == 1 && p->DW == 1 &&
+           p->W <= 16 && p->WO <= 8 && 2 * p->WO > 8 && p->HO > 0 && p->PT >= 0 &&
+           p->PL >= 0 && (p->HO - 1) * p->SH + k <= O2H_DWP_ROWS;
+}
+
+/* The shape as locals, the clamp epilogue (as O2hDwr), and per filter
+ * column the permute indices and lane masks of its tap. */
+typedef struct {
+    int h, w, ho, wo, pt, clamp;
+    float lo, hi;
+    __m512i idx[5];
+    __mmask16 km[5];
+} O2hDwp;
+
+/* Planes of a channel pair: input, weights, bias, residual, output; m1
+ * all ones when the second channel exists (else its pointers repeat the
+ * first's and nothing of it is read or written). */
+typedef struct {
+    const float *x[2], *w[2], *r[2];
+    float b[2], *y[2];
+    __mmask16 m1;
+} O2hDwpPair;
+
+static O2hDwp o2h_dwp_setup(const O2hConv2d *p, const O2hEpilogue *e)
+{
+    O2hDwp g = {p->H, p->W, p->HO, p->WO, p->PT, 0, 0.0f, 0.0f, {{0}}, {0}};
+    int act = e && e->act != O2H_ACT_NONE;
+    g.clamp = act && (e->act == O2H_ACT_RELU || e->act == O2H_ACT_CLIP);
+    g.lo = g.clamp && e->act == O2H_ACT_CLIP ? e->alpha : 0.0f;
+    g.hi = g.clamp && e->act == O2H_ACT_CLIP ? e->beta : __builtin_inff();
+    for (int kw = 0; kw < p->KW; kw++) {
+        int32_t ix[16];
+        unsigned m = 0;
+        for (int l = 0; l < 16; l++) {
+            int col = p->SW * (l & 7) + kw - p->PL;
+            int in = col >= 0 && col < p->W && (l & 7) < p->WO;
+            ix[l] = in ? col + (l & 8) * 2 : 0;
+            m |= (unsigned)in << l;
+        }
+        g.idx[kw] = _mm512_loadu_si512(ix);
+        g.km[kw] = (__mmask16)m;
+    }
+    return g;
+}
+
+/* v + residual, clamped, into the two planes at offset o. */
+O2H_INLINE void o2h_dwp_store(const O2hDwp *g, const O2hDwpPair *q, __m512 v, size_t o)
+{
+    __mmask16 lo = (__mmask16)((1u << g->wo) - 1), hi = (__mmask16)(lo << 8) & q->m1;
+    if (q->r[0]) {
+        __m512 r = _mm512_maskz_loadu_ps(lo, q->r[0] + o);
+        v = _mm512_add_ps(v, hi ? _mm512_mask_loadu_ps(r, hi, q->r[1] + o - 8) : r);
+    }
+    if (g->clamp)
+        v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(g->lo)), _mm512_set1_ps(g->hi));
+    _mm512_mask_storeu_ps(q->y[0] + o, lo, v);
+    if (hi)
+        _mm512_mask_storeu_ps(q->y[1] + o - 8, hi, v);
+}
+
+/* Output rows oh..oh+nb of the pair: nb*k independent FMA chains. */
+O2H_INLINE void o2h_dwp_rows(const O2hDwp *g, const O2hDwpPair *q, int k, int s, int nb, int oh,
+                             __m512 (*tap)[5], const __m512 *wv)
+{
+    __m512 acc[4][5];
+    for (int v = 0; v < nb; v++)
+        for (int kh = 0; kh < k; kh++)
+            acc[v][kh] = kh ? _mm512_setzero_ps() : wv[25];
+    for (int kh = 0; kh < k; kh++)
+        for (int kw = 0; kw < k; kw++)
+            for (int v = 0; v < nb; v++)
+                acc[v][kh] = _mm512_fmadd_ps(wv[kh * k + kw], tap[(oh + v) * s + kh][kw], acc[v][kh]);
+    for (int v = 0; v < nb; v++) {
+        for (int kh = 1; kh < k; kh++)
+            acc[v][0] = _mm512_add_ps(acc[v][0], acc[v][kh]);
+        o2h_dwp_store(g, q, acc[v][0], (size_t)(oh + v) * g->wo);
+    }
+}
+
+/* A lane per half: v0 in lanes 0..7, v1 in 8..15. */
+O2H_INLINE __m512 o2h_dwp_pair2(float v0, float v1)
+{
+    return _mm512_mask_mov_ps(_mm512_set1_ps(v0), 0xff00, _mm512_set1_ps(v1));
+}
+
+/* One channel pair (k and s constant after inlining): per-half weights
+ * (wv[25] the bias), the taps of every padded row, then the output rows. */
+O2H_INLINE void o2h_dwp_plane(const O2hDwp *g, const O2hDwpPair *q, int k, int s)
+{
+    __m512 wv[26], tap[O2H_DWP_ROWS][5];
+    __mmask16 mw = (__mmask16)((1u << g->w) - 1);
+    int hp = (g->ho - 1) * s + k, oh = 0;
+    for (int t = 0; t < k * k; t++)
+        wv[t] = o2h_dwp_pair2(q->w[0][t], q->w[1][t]);
+    wv[25] = o2h_dwp_pair2(q->b[0], q->b[1]);
+    for (int j = 0; j < hp; j++) {
+        int i = j - g->pt, in = i >= 0 && i < g->h;
+        __m512 a = _mm512_maskz_loadu_ps(in ? mw : 0, q->x[0] + (in ? (size_t)i * g->w : 0));
+        __m512 b = _mm512_maskz_loadu_ps(in ? mw & q->m1 : 0, q->x[1] + (in ? (size_t)i * g->w : 0));
+        for (int kw = 0; kw < k; kw++)
+            tap[j][kw] = _mm512_maskz_permutex2var_ps(g->km[kw], a, g->idx[kw], b);
+    }
+    for (; oh + 4 <= g->ho; oh += 4)
+        o2h_dwp_rows(g, q, k, s, 4, oh, tap, wv);
+    switch (g->ho - oh) {
+    case 3: o2h_dwp_rows(g, q, k, s, 3, oh, tap, wv); break;
+    case 2: o2h_dwp_rows(g, q, k, s, 2, oh, tap, wv); break;
+    case 1: o2h_dwp_rows(g, q, k, s, 1, oh, tap, wv); break;
+    default: break;
+    }
+}
+
+/* The pair kernel for the shape's k and s. */
+static void o2h_dwp_any(const O2hConv2d *p, const O2hDwp *g, const O2hDwpPair *q)
+{
+    if (p->KH == 3 && p->SH == 1)
+        o2h_dwp_plane(g, q, 3, 1);
+    else if (p->KH == 3)
+        o2h_dwp_plane(g, q, 3, 2);
+    else if (p->SH == 1)
+        o2h_dwp_plane(g, q, 5, 1);
+    else
+        o2h_dwp_plane(g, q, 5, 2);
+}
+
+/* Planes two at a time (across the batch: plane i is channel i % C);
+ * activations other than the clamp go over the stored planes. */
+static void o2h_conv_dwp(const O2hConv2d *p, const float *x, const float *w, const float *bias,
+                         const O2hEpilogue *e, float *y)
+{
+    O2hDwp g = o2h_dwp_setup(p, e);
+    int ntap = p->KH * p->KW, planes = p->N * p->C;
+    size_t hw = (size_t)p->H * p->W, hwo = (size_t)p->HO * p->WO;
+    int act = e && e->act != O2H_ACT_NONE;
+    for (int i = 0; i < planes; i += 2) {
+        int two = i + 1 < planes, i1 = two ? i + 1 : i;
+        O2hDwpPair q;
+        q.m1 = two ? 0xffff : 0;
+        for (int h = 0; h < 2; h++) {
+            int pl = h ? i1 : i, c = pl % p->C;
+            q.x[h] = x + (size_t)pl * hw;
+            q.w[h] = w + (size_t)c * ntap;
+            q.b[h] = bias ? bias[c] : 0.0f;
+            q.r[h] = e && e->residual ? e->residual + (size_t)pl * hwo : NULL;
+            q.y[h] = y + (size_t)pl * hwo;
+        }
+        o2h_dwp_any(p, &g, &q);
+        for (int h = 0; act && !g.clamp && h <= two; h++)
+            o2h_act_row(e, q.y[h], hwo, (h ? i1 : i) % p->C);
+    }
+}
+#endif
+
 /* Two phase buffers take turns: channel c+1 is filled before channel c is
  * computed, so the vector loads never wait on the fill's just-issued
  * (narrower) stores, which matters on small maps. */
@@ -1315,6 +1493,12 @@ static void o2h_conv_depthwise(const O2hConv2d *p, const float *x, const float *
     size_t off[O2H_DW_REG_TAPS + 1];
     float *buf[2] = {scratch, scratch + per}, *flat = scratch + 2 * per;
     int planes = p->N * p->C;
+#if O2H_VEC && defined(__AVX512F__)
+    if (o2h_dwp_ok(p)) {
+        o2h_conv_dwp(p, x, w, bias, e, y);
+        return;
+    }
+#endif
 #if O2H_VEC && O2H_VL >= 8
     O2hDwPlane kern = o2h_dwr_ok(p) ? o2h_dwr_any : o2h_dwv_ok(p) ? o2h_dwv_any
                       : o2h_dwv2_ok(p) ? o2h_dwv2_any : NULL;

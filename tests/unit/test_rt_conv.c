@@ -351,6 +351,33 @@ static void test_depthwise_vrows_s2(void)
     run_every_act("depthwise-vrows-s2-act", &cs[2], 1);
 }
 
+/* Outputs at most half a vector wide (5 to 8 columns) on inputs up to 16
+ * wide: with AVX-512 the two-channels-a-vector kernel, elsewhere the same
+ * cases on the other paths. Odd channel counts and single planes (the
+ * last plane of a pair alone), batches (pairs across images), rows of 16
+ * and WO = 8 at stride 2 (19 padded rows), WO = 5, no pads, TF and
+ * asymmetric pads, pads wider than the filter needs, k3/k5, s1/s2. */
+static void test_depthwise_pairs(void)
+{
+    ConvCase cs[] = {
+        {1, 13, 7, 7, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 13},
+        {2, 9, 7, 7, 9, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 9},      /* batch 2, odd C */
+        {1, 21, 14, 14, 21, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 21},  /* TF pads */
+        {1, 8, 16, 16, 8, 5, 5, 2, 2, 1, 1, 2, 2, 1, 1, 8},     /* W = 16, WO = 8 */
+        {1, 5, 10, 9, 5, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 5},      /* no pads, HO = 8 */
+        {3, 3, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},       /* WO = 5, batch 3 */
+        {1, 7, 9, 15, 7, 5, 5, 2, 2, 1, 1, 3, 1, 2, 3, 7},      /* asymmetric, top pad 3 */
+        {1, 4, 6, 8, 4, 5, 5, 1, 1, 1, 1, 4, 4, 0, 0, 4},       /* pads of 4 */
+        {1, 1, 7, 7, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},       /* one plane */
+        {1, 6, 14, 14, 6, 5, 5, 2, 2, 1, 1, 1, 1, 2, 2, 6},     /* k5 s2 TF pads */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("depthwise-pairs", &cs[i]);
+    run_every_act("depthwise-pairs-act", &cs[1], 1);
+    run_every_act("depthwise-pairs-act", &cs[2], 1);
+    run_every_act("depthwise-pairs-act", &cs[6], 0);
+}
+
 /* Few input channels, stride 2 (o2h_conv_smallc with vectors of 8 floats
  * and more, im2col otherwise): partial filter blocks,
  * row tails shorter than a vector and than a register tile, pads, taps'
@@ -440,6 +467,7 @@ int main(void)
     test_depthwise_rows();
     test_depthwise_vrows();
     test_depthwise_vrows_s2();
+    test_depthwise_pairs();
     test_smallc();
     test_transpose();
     return check_done();
