@@ -1321,16 +1321,13 @@ static void o2h_dwv2_any(const O2hConv2d *p, O2hDwr g, const float *x, const flo
  * or read past a plane. 3x3 or 5x5, stride 1 or 2, multiplier 1, inputs
  * up to 16 wide. */
 #if O2H_VEC && defined(__AVX512F__)
-/* Padded rows of the tap buffer. */
-#define O2H_DWP_ROWS 20
-
 static int o2h_dwp_ok(const O2hConv2d *p)
 {
     int k = p->KH;
     return p->F == p->C && p->G == p->C && p->KW == k && (k == 3 || k == 5) &&
            p->SH == p->SW && (p->SH == 1 || p->SH == 2) && p->DH == 1 && p->DW == 1 &&
-           p->W <= 16 && p->WO <= 8 && 2 * p->WO > 8 && p->HO > 0 && p->PT >= 0 &&
-           p->PL >= 0 && (p->HO - 1) * p->SH + k <= O2H_DWP_ROWS;
+           p->W <= 16 && p->WO <= 8 && 2 * p->WO > 8 && p->HO > 0 && p->HO <= 8 &&
+           p->PT >= 0 && p->PL >= 0;
 }
 
 /* The shape as locals, the clamp epilogue (as O2hDwr), and per filter
@@ -1388,69 +1385,57 @@ O2H_INLINE void o2h_dwp_store(const O2hDwp *g, const O2hDwpPair *q, __m512 v, si
         _mm512_mask_storeu_ps(q->y[1] + o - 8, hi, v);
 }
 
-/* Output rows oh..oh+nb of the pair: nb*k independent FMA chains. */
-O2H_INLINE void o2h_dwp_rows(const O2hDwp *g, const O2hDwpPair *q, int k, int s, int nb, int oh,
-                             __m512 (*tap)[5], const __m512 *wv)
-{
-    __m512 acc[4][5];
-    for (int v = 0; v < nb; v++)
-        for (int kh = 0; kh < k; kh++)
-            acc[v][kh] = kh ? _mm512_setzero_ps() : wv[25];
-    for (int kh = 0; kh < k; kh++)
-        for (int kw = 0; kw < k; kw++)
-            for (int v = 0; v < nb; v++)
-                acc[v][kh] = _mm512_fmadd_ps(wv[kh * k + kw], tap[(oh + v) * s + kh][kw], acc[v][kh]);
-    for (int v = 0; v < nb; v++) {
-        for (int kh = 1; kh < k; kh++)
-            acc[v][0] = _mm512_add_ps(acc[v][0], acc[v][kh]);
-        o2h_dwp_store(g, q, acc[v][0], (size_t)(oh + v) * g->wo);
-    }
-}
-
 /* A lane per half: v0 in lanes 0..7, v1 in 8..15. */
 O2H_INLINE __m512 o2h_dwp_pair2(float v0, float v1)
 {
     return _mm512_mask_mov_ps(_mm512_set1_ps(v0), 0xff00, _mm512_set1_ps(v1));
 }
 
-/* One channel pair (k and s constant after inlining): per-half weights
- * (wv[25] the bias), the taps of every padded row, then the output rows. */
-O2H_INLINE void o2h_dwp_plane(const O2hDwp *g, const O2hDwpPair *q, int k, int s)
+/* One channel pair (k, s and the rows computed nr constant after
+ * inlining): every padded input row is loaded and permuted into its k
+ * taps once, which go straight into the nr output rows (accumulators in
+ * registers) under it; rows past ho are computed but not stored. */
+O2H_INLINE void o2h_dwp_plane(const O2hDwp *g, const O2hDwpPair *q, int k, int s, int nr)
 {
-    __m512 wv[26], tap[O2H_DWP_ROWS][5];
+    __m512 wv[25], acc[8][2];
     __mmask16 mw = (__mmask16)((1u << g->w) - 1);
-    int hp = (g->ho - 1) * s + k, oh = 0;
     for (int t = 0; t < k * k; t++)
         wv[t] = o2h_dwp_pair2(q->w[0][t], q->w[1][t]);
-    wv[25] = o2h_dwp_pair2(q->b[0], q->b[1]);
-    for (int j = 0; j < hp; j++) {
+    for (int r = 0; r < nr; r++) {
+        acc[r][0] = o2h_dwp_pair2(q->b[0], q->b[1]);
+        acc[r][1] = _mm512_setzero_ps();
+    }
+#pragma GCC unroll 20
+    for (int j = 0; j < (nr - 1) * s + k; j++) {
         int i = j - g->pt, in = i >= 0 && i < g->h;
-        __m512 a = _mm512_maskz_loadu_ps(in ? mw : 0, q->x[0] + (in ? (size_t)i * g->w : 0));
-        __m512 b = _mm512_maskz_loadu_ps(in ? mw & q->m1 : 0, q->x[1] + (in ? (size_t)i * g->w : 0));
+        size_t o = in ? (size_t)i * g->w : 0;
+        __m512 a = _mm512_maskz_loadu_ps(in ? mw : 0, q->x[0] + o), tap[5];
+        __m512 b = _mm512_maskz_loadu_ps(in ? mw & q->m1 : 0, q->x[1] + o);
         for (int kw = 0; kw < k; kw++)
-            tap[j][kw] = _mm512_maskz_permutex2var_ps(g->km[kw], a, g->idx[kw], b);
+            tap[kw] = _mm512_maskz_permutex2var_ps(g->km[kw], a, g->idx[kw], b);
+#pragma GCC unroll 8
+        for (int r = 0; r < nr; r++) {
+            int kh = j - r * s;
+            for (int kw = 0; kh >= 0 && kh < k && kw < k; kw++)
+                acc[r][kw & 1] = _mm512_fmadd_ps(wv[kh * k + kw], tap[kw], acc[r][kw & 1]);
+        }
     }
-    for (; oh + 4 <= g->ho; oh += 4)
-        o2h_dwp_rows(g, q, k, s, 4, oh, tap, wv);
-    switch (g->ho - oh) {
-    case 3: o2h_dwp_rows(g, q, k, s, 3, oh, tap, wv); break;
-    case 2: o2h_dwp_rows(g, q, k, s, 2, oh, tap, wv); break;
-    case 1: o2h_dwp_rows(g, q, k, s, 1, oh, tap, wv); break;
-    default: break;
-    }
+    for (int r = 0; r < nr && r < g->ho; r++)
+        o2h_dwp_store(g, q, _mm512_add_ps(acc[r][0], acc[r][1]), (size_t)r * g->wo);
 }
 
 /* The pair kernel for the shape's k and s. */
 static void o2h_dwp_any(const O2hConv2d *p, const O2hDwp *g, const O2hDwpPair *q)
 {
+    int n7 = p->HO <= 7;
     if (p->KH == 3 && p->SH == 1)
-        o2h_dwp_plane(g, q, 3, 1);
+        n7 ? o2h_dwp_plane(g, q, 3, 1, 7) : o2h_dwp_plane(g, q, 3, 1, 8);
     else if (p->KH == 3)
-        o2h_dwp_plane(g, q, 3, 2);
+        n7 ? o2h_dwp_plane(g, q, 3, 2, 7) : o2h_dwp_plane(g, q, 3, 2, 8);
     else if (p->SH == 1)
-        o2h_dwp_plane(g, q, 5, 1);
+        n7 ? o2h_dwp_plane(g, q, 5, 1, 7) : o2h_dwp_plane(g, q, 5, 1, 8);
     else
-        o2h_dwp_plane(g, q, 5, 2);
+        n7 ? o2h_dwp_plane(g, q, 5, 2, 7) : o2h_dwp_plane(g, q, 5, 2, 8);
 }
 
 /* Planes two at a time (across the batch: plane i is channel i % C);
