@@ -12,8 +12,10 @@
  *    stride 1/2 on wide rows reads the input rows as vectors and makes the
  *    taps by shuffles instead (see o2h_dwv_row); on small maps (3x3/5x5,
  *    stride 1/2) each row in one vector when it fills more than half of it
- *    (14x14 with AVX-512, see o2h_conv_dwr), else VL channels share the
- *    vector lanes (28x28 and below, see o2h_conv_dwl);
+ *    (14x14 with AVX-512, see o2h_conv_dwr), two channels a vector when
+ *    it fills at most half of one (7x7 outputs with AVX-512, see
+ *    o2h_conv_dwp), else VL channels share the vector lanes (28x28 and
+ *    below, see o2h_conv_dwl);
  *  - direct (KxK with at least 16 input channels per group on maps over
  *    100 pixels): the same phase planes for all input channels make every
  *    tap a shifted view of the input, so the conv is one GEMM whose K rows
