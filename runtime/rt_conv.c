@@ -1210,11 +1210,53 @@ O2H_INLINE void o2h_dwv_row(const O2hDwr *g, int pl, const float *x, const float
     }
 }
 
-/* One plane (pl constant after inlining). */
+/* Output rows oh and oh + 1 from the four input rows under them: each
+ * input vector is loaded and shuffled into its taps once for both rows.
+ * Row oh's last vector may run into row oh + 1, so that row's first vector
+ * is stored after it. */
+O2H_INLINE void o2h_dwv_row2(const O2hDwr *g, int pl, const float *x, const float *wf, float b,
+                             const float *zrow, int oh, float *y)
+{
+    const float *row[4];
+    o2h_vf prev[4], cur[4], first = {0};
+    for (int j = 0; j < 4; j++) {
+        int i = oh + j - g->pt;
+        row[j] = i >= 0 && i < g->h ? x + (size_t)i * g->w : zrow;
+        prev[j] = (o2h_vf){0};
+        cur[j] = o2h_dwv_load(row[j], 0, g->w);
+    }
+    for (int c = 0; c < g->wo; c += O2H_VL) {
+        o2h_vf acc[2][2] = {{o2h_vset1(b), (o2h_vf){0}}, {o2h_vset1(b), (o2h_vf){0}}};
+        for (int j = 0; j < 4; j++) {
+            o2h_vf next = o2h_dwv_load(row[j], c + O2H_VL, g->w);
+            for (int kw = 0; kw < 3; kw++) {
+                o2h_vf t = o2h_dwv_tap(prev[j], cur[j], next, kw - pl);
+                if (j < 3)
+                    acc[0][j & 1] += o2h_vset1(wf[j * 3 + kw]) * t;
+                if (j > 0)
+                    acc[1][(j - 1) & 1] += o2h_vset1(wf[(j - 1) * 3 + kw]) * t;
+            }
+            prev[j] = cur[j];
+            cur[j] = next;
+        }
+        o2h_dwr_store(g, acc[0][0] + acc[0][1], (size_t)oh * g->wo + c, y);
+        if (c == 0)
+            first = acc[1][0] + acc[1][1];
+        else
+            o2h_dwr_store(g, acc[1][0] + acc[1][1], (size_t)(oh + 1) * g->wo + c, y);
+    }
+    o2h_dwr_store(g, first, (size_t)(oh + 1) * g->wo, y);
+}
+
+/* One plane (pl constant after inlining), two rows at a time with
+ * AVX-512 (with AVX's 16 registers that form spills and is slower). */
 O2H_INLINE void o2h_dwv_plane(const O2hDwr *g, int pl, const float *x, const float *wf, float b,
                               const float *zrow, float *y)
 {
-    for (int oh = 0; oh < g->ho; oh++)
+    int oh = 0;
+    for (; O2H_VL == 16 && oh + 2 <= g->ho; oh += 2)
+        o2h_dwv_row2(g, pl, x, wf, b, zrow, oh, y);
+    for (; oh < g->ho; oh++)
         o2h_dwv_row(g, pl, x, wf, b, zrow, oh, y);
 }
 

@@ -311,7 +311,8 @@ static void test_depthwise_rows(void)
 }
 
 /* 3x3 stride 1 on rows wider than a vector: the rows-as-vectors kernel
- * (AVX-512: W > 16; AVX: W > 8), rows of whole and partial vectors, left
+ * (AVX-512: W > 16, two output rows at a time; AVX: W > 8), rows of whole
+ * and partial vectors and of less than one, odd and even row counts, left
  * pad 0 and 1, top pads 0 to 2, right pads wider than needed, batches (the
  * last plane goes through scratch). */
 static void test_depthwise_vrows(void)
@@ -324,6 +325,8 @@ static void test_depthwise_vrows(void)
         {3, 3, 3, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},       /* AVX: W = 9 */
         {1, 9, 14, 14, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 9},     /* AVX 14x14 */
         {1, 2, 56, 56, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+        {1, 3, 6, 17, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 3},      /* W = 17, WO = 15 */
+        {2, 3, 7, 33, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      /* odd HO, WO = 33 */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-vrows", &cs[i]);
