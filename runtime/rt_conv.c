@@ -1374,11 +1374,14 @@ static int o2h_dwp_ok(const O2hConv2d *p)
            p->PT >= 0 && p->PL >= 0;
 }
 
-/* The shape as locals, the clamp epilogue (as O2hDwr), and per filter
- * column the permute indices and lane masks of its tap. */
+/* The shape as locals, the epilogue (ReLU and Clip a clamp in registers
+ * as in O2hDwr, ev the other activations o2h_vact computes, applied over
+ * a pair's stored planes, else NULL), and per filter column the permute
+ * indices and lane masks of its tap. */
 typedef struct {
     int h, w, ho, wo, pt, clamp;
     float lo, hi;
+    const O2hEpilogue *ev;
     __m512i idx[5];
     __mmask16 km[5];
 } O2hDwp;
@@ -1394,11 +1397,12 @@ typedef struct {
 
 static O2hDwp o2h_dwp_setup(const O2hConv2d *p, const O2hEpilogue *e)
 {
-    O2hDwp g = {p->H, p->W, p->HO, p->WO, p->PT, 0, 0.0f, 0.0f, {{0}}, {0}};
+    O2hDwp g = {p->H, p->W, p->HO, p->WO, p->PT, 0, 0.0f, 0.0f, NULL, {{0}}, {0}};
     int act = e && e->act != O2H_ACT_NONE;
     g.clamp = act && (e->act == O2H_ACT_RELU || e->act == O2H_ACT_CLIP);
     g.lo = g.clamp && e->act == O2H_ACT_CLIP ? e->alpha : 0.0f;
     g.hi = g.clamp && e->act == O2H_ACT_CLIP ? e->beta : __builtin_inff();
+    g.ev = act && !g.clamp && o2h_vact_ok(e->act) ? e : NULL;
     for (int kw = 0; kw < p->KW; kw++) {
         int32_t ix[16];
         unsigned m = 0;
@@ -1414,7 +1418,7 @@ static O2hDwp o2h_dwp_setup(const O2hConv2d *p, const O2hEpilogue *e)
     return g;
 }
 
-/* v + residual, clamped, into the two planes at offset o. */
+/* act(v + residual) into the two planes at offset o. */
 O2H_INLINE void o2h_dwp_store(const O2hDwp *g, const O2hDwpPair *q, __m512 v, size_t o)
 {
     __mmask16 lo = (__mmask16)((1u << g->wo) - 1), hi = (__mmask16)(lo << 8) & q->m1;
@@ -1482,8 +1486,22 @@ static void o2h_dwp_any(const O2hConv2d *p, const O2hDwp *g, const O2hDwpPair *q
         n7 ? o2h_dwp_plane(g, q, 5, 2, 7) : o2h_dwp_plane(g, q, 5, 2, 8);
 }
 
-/* Planes two at a time (across the batch: plane i is channel i % C);
- * activations other than the clamp go over the stored planes. */
+/* ev's activation over the n floats at y, in vectors (the tail masked). */
+static void o2h_dwp_act(const O2hEpilogue *ev, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, (__m512)o2h_vact(ev, (o2h_vf)_mm512_loadu_ps(y + i)));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(m, y + i);
+        _mm512_mask_storeu_ps(y + i, m, (__m512)o2h_vact(ev, (o2h_vf)v));
+    }
+}
+
+/* Planes two at a time (across the batch: plane i is channel i % C; the
+ * pair's planes are adjacent); activations other than the clamp go over
+ * them after. */
 static void o2h_conv_dwp(const O2hConv2d *p, const float *x, const float *w, const float *bias,
                          const O2hEpilogue *e, float *y)
 {
@@ -1504,7 +1522,9 @@ static void o2h_conv_dwp(const O2hConv2d *p, const float *x, const float *w, con
             q.y[h] = y + (size_t)pl * hwo;
         }
         o2h_dwp_any(p, &g, &q);
-        for (int h = 0; act && !g.clamp && h <= two; h++)
+        if (g.ev)
+            o2h_dwp_act(g.ev, q.y[0], hwo * (size_t)(two + 1));
+        for (int h = 0; act && !g.clamp && !g.ev && h <= two; h++)
             o2h_act_row(e, q.y[h], hwo, (h ? i1 : i) % p->C);
     }
 }
