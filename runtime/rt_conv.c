@@ -1138,7 +1138,9 @@ static void o2h_dw_planes(const O2hConv2d *p, const float *x, const float *w, co
  * with prev or next, so an output vector costs 3 loads, 6 shuffles and 9
  * FMAs, with no padded copy of the plane and no split loads re-reading
  * every input pixel 9 times: 0.5-0.8x the time of the flat loop or the
- * channels-in-lanes form. Rows past the map read a zero row. (5x5 filters,
+ * channels-in-lanes form (with AVX-512 two output rows share their input
+ * vectors' loads and shuffles, see o2h_dwv_row2, another 0.75-0.9x).
+ * Rows past the map read a zero row. (5x5 filters,
  * 20 shuffles a vector, gain nothing and stay with those.) */
 #define O2H_SEQ4(o) (o), (o) + 1, (o) + 2, (o) + 3
 #define O2H_SEQ8(o) O2H_SEQ4(o), O2H_SEQ4((o) + 4)
