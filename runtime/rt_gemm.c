@@ -710,28 +710,35 @@ static int o2h_gemm_map_c(const O2hGemm *p, const float *c, O2hTileEpi *ep)
 #define O2H_GEMV_AHEAD 16
 #endif
 
+/* s += the sum of panel rows [k0, k1) times a, in k order, prefetching
+ * ahead. One running sum per vector, as in the tiles: the same order of
+ * additions as a blocked GEMM (ONNX Runtime's too), and the stream of B,
+ * not the FMA latency, sets the pace. */
+O2H_INLINE void o2h_gemv_block(int k0, int k1, const float *restrict a, const float *restrict bp,
+                               o2h_vf s[O2H_NV])
+{
+    o2h_vf c[O2H_NV];
+    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) c[v] = (o2h_vf){0};
+    for (int k = k0; k < k1; k++) {
+        const float *r = bp + (size_t)k * O2H_NR;
+        for (int q = 0; q < O2H_NR; q += 16)
+            __builtin_prefetch(r + O2H_GEMV_AHEAD * O2H_NR + q);
+        o2h_vf x = o2h_vset1(a[k]);
+        O2H_UNROLL for (int v = 0; v < O2H_NV; v++) c[v] += x * o2h_vload(r + v * O2H_VL);
+    }
+    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) s[v] += c[v];
+}
+
 /* t[0..NR) = sum over k of a[k] * panel[k][0..NR): the panel read once as
- * one stream, two sets of accumulators (even and odd k) for the FMA latency. */
+ * one stream, summed in blocks of KC as the tiles are (a single running
+ * sum over a long K would round more). */
 static void o2h_gemv_panel(int K, const float *restrict a, const float *restrict bp, float *t)
 {
-    o2h_vf c[O2H_NV], d[O2H_NV];
-    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) c[v] = d[v] = (o2h_vf){0};
-    int k = 0;
-    for (; k + 1 < K; k += 2) {
-        const float *r = bp + (size_t)k * O2H_NR;
-        for (int q = 0; q < 2 * O2H_NR; q += 16)
-            __builtin_prefetch(r + O2H_GEMV_AHEAD * O2H_NR + q);
-        o2h_vf x = o2h_vset1(a[k]), z = o2h_vset1(a[k + 1]);
-        O2H_UNROLL for (int v = 0; v < O2H_NV; v++) {
-            c[v] += x * o2h_vload(r + v * O2H_VL);
-            d[v] += z * o2h_vload(r + O2H_NR + v * O2H_VL);
-        }
-    }
-    if (k < K) {
-        o2h_vf x = o2h_vset1(a[k]);
-        O2H_UNROLL for (int v = 0; v < O2H_NV; v++) c[v] += x * o2h_vload(bp + (size_t)k * O2H_NR + v * O2H_VL);
-    }
-    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) o2h_vstore(t + v * O2H_VL, c[v] + d[v]);
+    o2h_vf s[O2H_NV];
+    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) s[v] = (o2h_vf){0};
+    for (int k0 = 0; k0 < K; k0 += O2H_KC)
+        o2h_gemv_block(k0, o2h_mini(K, k0 + O2H_KC), a, bp, s);
+    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) o2h_vstore(t + v * O2H_VL, s[v]);
 }
 
 /* A Gemm of one row (a fully connected layer at batch 1) is bound by
