@@ -746,7 +746,7 @@ static void o2h_gemv_panel(int K, const float *restrict a, const float *restrict
  * whose partial sums go through C, then the epilogue on the row. */
 static void o2h_gemv(int N, int K, const float *a, const float *bp, float *y, const O2hTileEpi *ep)
 {
-    float t[O2H_MR * O2H_NR];
+    float t[O2H_NR];
     for (int j0 = 0; j0 < N; j0 += O2H_NR) {
         O2hTilePos tp = {y, N, 0, j0, 1, o2h_mini(O2H_NR, N - j0), 1, 1};
         o2h_gemv_panel(K, a, bp + (size_t)j0 * K, t);
