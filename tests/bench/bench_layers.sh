@@ -11,20 +11,27 @@
 #     convs in graph order; a kind whose counts differ is not paired).
 # ORT's layout reorders (NCHW <-> NCHWc) show as their own kinds
 # (reorderinput, reorderoutput); "all" counts them.
+# With ARCH=x86-64-v3 on a machine with AVX-512, our program is built
+# -march=x86-64-v3 and ONNX Runtime is the copy held to its AVX2 kernels
+# (tests/bench/ort_avx2.sh), level against level.
 # usage: bench_layers.sh [ONNX2HLS [MODELS_DIR]]   (env: RUNS=30,
-#   ONLY=substring of the model names, ONNX2HLS_ORT_NODE_PATH = node_modules
-#   holding onnxruntime-node)
+#   ONLY=substring of the model names, ARCH=native (-march= of our build),
+#   ONNX2HLS_ORT_NODE_PATH = node_modules holding onnxruntime-node)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${1:-${ONNX2HLS:-$root/build/onnx2hls}}
 models=${2:-$root/../shared/models}
-runs=${RUNS:-30} only=${ONLY:-}
+runs=${RUNS:-30} only=${ONLY:-} arch=${ARCH:-native}
 np=${ONNX2HLS_ORT_NODE_PATH:-$root/node_modules}
 [ -x "$bin" ] || { echo "bench_layers: $bin is not an executable onnx2hls (pass its path)"; exit 2; }
 [ -d "$np/onnxruntime-node" ] || { echo "bench_layers: onnxruntime-node not found in $np (set ONNX2HLS_ORT_NODE_PATH)"; exit 2; }
 [ -d "$models" ] || { echo "bench_layers: no models at $models"; exit 2; }
 work=$(mktemp -d /tmp/bench_layers.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+if [ "$arch" = x86-64-v3 ] && grep -qw avx512f /proc/cpuinfo; then
+    "$root/tests/bench/ort_avx2.sh" "$np" "$work/ort_avx2" || exit 2
+    np=$work/ort_avx2/node_modules
+fi
 
 # compare OURS ORT: the two profiles side by side
 compare() {
@@ -57,10 +64,10 @@ for name in mobilenet_v1 mobilenet_v2 mnasnet1_0 efficientnet_b0 resnet18; do
     [ -f "$m" ] && [[ $name == *$only* ]] || continue
     out=$work/$name
     "$bin" compile "$m" -o "$out" --quiet || { echo "bench_layers: $name: compile failed"; continue; }
-    make -s -C "$out/host" -j2 > /dev/null || { echo "bench_layers: $name: build failed"; continue; }
+    make -s -C "$out/host" -j2 ARCH="-march=$arch" > /dev/null || { echo "bench_layers: $name: build failed"; continue; }
     "$out/host/model" "$models/input_224.f32" --profile "$runs" > "$work/$name.ours" || continue
     NODE_PATH=$np node "$root/tools/ort_ref.js" "$m" --input "" float32:1,3,224,224 "$models/input_224.f32" \
         --threads 1 --profile "$runs" > "$work/$name.ort" || continue
-    echo "== $name: median of $runs runs per layer, ms (ours: CPU time; ORT: its profiler)"
+    echo "== $name: median of $runs runs per layer, ms (ours -march=$arch: CPU time; ORT: its profiler)"
     compare "$work/$name.ours" "$work/$name.ort"
 done
