@@ -5,7 +5,7 @@
  * pins down (docs/numerics.md); their scalar rules are the inline functions
  * of o2h_int_contract.h, shared with the HLS engines, so this file only
  * walks the tensors. */
-#include "o2h_rt_int.h"
+#include "rt_int_requant.h"
 
 #if defined(__GNUC__) && !defined(O2H_NO_VEC) && defined(__AVX512VBMI__) && defined(__AVX512BW__)
 #include <immintrin.h>
@@ -159,6 +159,35 @@ static void o2h_walk_row(const O2hBroadcast *p, const O2hWalk *w, int64_t row, i
     }
 }
 
+/* q = p with axes of extent 1 dropped and each axis merged into the one
+ * before it when a and b both keep or both broadcast the two: the
+ * squeeze-excite scale [C,1,1] on [C,H,W] becomes [C,1] on [C,H*W], one
+ * row of H*W a channel. */
+static void o2h_bc_merge(const O2hBroadcast *p, O2hBroadcast *q)
+{
+    q->rank = 0;
+    for (int i = 0; i < p->rank; i++) {
+        if (p->y_dims[i] == 1)
+            continue;
+        int r = q->rank;
+        if (r > 0 && (p->a_dims[i] == 1) == (q->a_dims[r - 1] == 1) &&
+            (p->b_dims[i] == 1) == (q->b_dims[r - 1] == 1)) {
+            q->a_dims[r - 1] *= p->a_dims[i];
+            q->b_dims[r - 1] *= p->b_dims[i];
+            q->y_dims[r - 1] *= p->y_dims[i];
+            continue;
+        }
+        q->a_dims[r] = p->a_dims[i];
+        q->b_dims[r] = p->b_dims[i];
+        q->y_dims[r] = p->y_dims[i];
+        q->rank++;
+    }
+    if (q->rank == 0) {
+        q->rank = 1;
+        q->a_dims[0] = q->b_dims[0] = q->y_dims[0] = 1;
+    }
+}
+
 static int o2h_same_shapes(const O2hBroadcast *p)
 {
     for (int i = 0; i < p->rank; i++)
@@ -172,6 +201,9 @@ static int o2h_same_shapes(const O2hBroadcast *p)
 #define O2H_ELT_BODY(ONE, TY)                                                          \
     O2hWalk w;                                                                         \
     const O2hEltQ qloc = *q;                                                           \
+    O2hBroadcast merged;                                                               \
+    o2h_bc_merge(p, &merged);                                                          \
+    p = &merged;                                                                       \
     q = &qloc;                                                                         \
     if (o2h_same_shapes(p)) {                                                          \
         int64_t n = 1;                                                                 \
@@ -210,9 +242,59 @@ void o2h_add_s8(const O2hBroadcast *p, const O2hEltQ *q, const int8_t *a, const 
     O2H_ELT_BODY(o2h_add_one, int8_t)
 }
 
+/* Products of a row of the 8-bit mul, per block of int32 (|p| <= 255^2). */
+#define O2H_MUL8_BLOCK 256
+
+/* y[j] = rule(a[j * sa], b[j * sb]), j < n, for strides sa, sb of 0
+ * (broadcast) or 1, not both 0 (an innermost axis): the products in int32 blocks,
+ * each requantized as a row of accumulators (the vector forms of
+ * rt_int_requant.h, exact for M >= 0). */
+static void o2h_mul8_row(const O2hEltQ *q, const O2hRqc *c, const int8_t *a, int64_t sa, const int8_t *b,
+                         int64_t sb, int64_t n, int8_t *y)
+{
+    int32_t acc[O2H_MUL8_BLOCK];
+    const int32_t za = q->a_zero, zb = q->b_zero;
+    for (int64_t i0 = 0; i0 < n; i0 += O2H_MUL8_BLOCK) {
+        int m = n - i0 < O2H_MUL8_BLOCK ? (int)(n - i0) : O2H_MUL8_BLOCK;
+        const int8_t *ar = a + i0 * sa, *br = b + i0 * sb;
+        if (sb == 0) {
+            const int32_t kb = br[0] - zb;
+            for (int j = 0; j < m; j++)
+                acc[j] = (ar[j] - za) * kb;
+        } else if (sa == 0) {
+            const int32_t ka = ar[0] - za;
+            for (int j = 0; j < m; j++)
+                acc[j] = ka * (br[j] - zb);
+        } else {
+            for (int j = 0; j < m; j++)
+                acc[j] = (ar[j] - za) * (br[j] - zb);
+        }
+        o2h_rq_row(acc, m, c, y + i0);
+    }
+}
+
+/* The block form needs int32 products (zero points of int8 codes) and the
+ * requantization's M >= 0 (O2hRequant); any other constants take the
+ * scalar rule element by element. */
 void o2h_mul_s8(const O2hBroadcast *p, const O2hEltQ *q, const int8_t *a, const int8_t *b, int8_t *y)
 {
-    O2H_ELT_BODY(o2h_mul_one8, int8_t)
+    if (q->ma < 0 || q->a_zero < -128 || q->a_zero > 127 || q->b_zero < -128 || q->b_zero > 127) {
+        O2H_ELT_BODY(o2h_mul_one8, int8_t)
+        return;
+    }
+    const uint8_t sh = (uint8_t)q->shift;
+    const O2hRequant rq = {1, &q->ma, &sh, q->zero, q->lo, q->hi};
+    O2hRqc c;
+    O2hBroadcast m;
+    O2hWalk w;
+    o2h_rqc_init(&rq, 0, &c);
+    o2h_bc_merge(p, &m);
+    int64_t rows = o2h_walk_init(&m, &w);
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t ia, ib;
+        o2h_walk_row(&m, &w, r, &ia, &ib);
+        o2h_mul8_row(q, &c, a + ia, w.sa, b + ib, w.sb, w.inner, y + r * w.inner);
+    }
 }
 
 void o2h_add_s16(const O2hBroadcast *p, const O2hEltQ *q, const int16_t *a, const int16_t *b, int16_t *y)

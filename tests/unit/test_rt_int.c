@@ -383,6 +383,74 @@ static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, in
     free(xi), free(wi), free(bq), free(mult), free(shift);
 }
 
+/* Mul of 8-bit codes over the shapes of its row forms: the squeeze-excite
+ * scale [N,C,1,1] on [N,C,H,W] (both operand orders), same shapes, a
+ * middle-axis broadcast, planes crossing the 256-product blocks and ending
+ * in partial vectors; shifts below and above the vector forms' ranges,
+ * output clamps, M = 0, M < 0 and zero points off the int8 range (the
+ * scalar rule). */
+static int mul8_bad(const O2hBroadcast *bc, const O2hEltQ *q, const int8_t *a, const int8_t *b)
+{
+    static int8_t y[2 * 5 * 17 * 19];
+    int64_t n = 1, ys[4], as[4], bs[4], sa = 1, sb = 1;
+    for (int i = bc->rank - 1; i >= 0; i--) {
+        ys[i] = n;
+        as[i] = bc->a_dims[i] == 1 ? 0 : sa;
+        bs[i] = bc->b_dims[i] == 1 ? 0 : sb;
+        n *= bc->y_dims[i];
+        sa *= bc->a_dims[i];
+        sb *= bc->b_dims[i];
+    }
+    o2h_mul_s8(bc, q, a, b, y);
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t ia = 0, ib = 0;
+        for (int d = 0; d < bc->rank; d++) {
+            int64_t k = i / ys[d] % bc->y_dims[d];
+            ia += k * as[d];
+            ib += k * bs[d];
+        }
+        bad += y[i] != ref_out((int64_t)(a[ia] - q->a_zero) * (b[ib] - q->b_zero), q->ma, q->shift, q->zero,
+                               q->lo, q->hi);
+    }
+    return bad;
+}
+
+static void test_mul_rows(void)
+{
+    static int8_t big[2 * 5 * 17 * 19], big2[2 * 5 * 17 * 19], ch[10];
+    for (int i = 0; i < 2 * 5 * 17 * 19; i++) {
+        big[i] = (int8_t)rnd_in(-128, 127);
+        big2[i] = (int8_t)rnd_in(-128, 127);
+    }
+    for (int i = 0; i < 10; i++)
+        ch[i] = (int8_t)rnd_in(-128, 127);
+    ch[3] = -128;
+    big[7] = 127;
+    const O2hBroadcast shapes[4][2] = {
+        {{4, {2, 5, 17, 19}, {2, 5, 1, 1}, {2, 5, 17, 19}}, {4, {2, 5, 1, 1}, {2, 5, 17, 19}, {2, 5, 17, 19}}},
+        {{4, {2, 5, 17, 19}, {2, 5, 17, 19}, {2, 5, 17, 19}}, {2, {10, 323}, {10, 323}, {10, 323}}},
+        {{4, {2, 5, 17, 19}, {1, 5, 1, 1}, {2, 5, 17, 19}}, {3, {2, 5, 323}, {1, 5, 323}, {2, 5, 323}}},
+        {{4, {1, 5, 1, 3}, {1, 5, 1, 3}, {1, 5, 1, 3}}, {4, {1, 1, 1, 3}, {1, 1, 1, 1}, {1, 1, 1, 3}}},
+    };
+    const O2hEltQ qs[] = {
+        {-27, -128, 1125953236, 0, 38, -29, -128, 127}, /* EfficientNet-B0's first */
+        {3, -2, 1500000000, 0, 40, 1, -128, 127},
+        {0, 5, 1073741824, 0, 2, 0, -128, 127},         /* sh 2: scalar on AVX2 */
+        {-1, 7, 2000000000, 0, 20, 3, -128, 127},       /* saturates often */
+        {10, -3, 1800000000, 0, 45, -5, -60, 90},       /* sh >= 34, output clamp */
+        {1, 1, 1000, 0, 0, 0, -128, 127},               /* sh 0 */
+        {4, 4, 0, 0, 31, 9, -128, 127},                 /* M = 0 */
+        {2, -3, -1500000000, 0, 40, 1, -128, 127},      /* M < 0: scalar rule */
+        {200, -3, 1500000000, 0, 48, 1, -128, 127},     /* zero point off int8 */
+    };
+    for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++)
+        for (int s = 0; s < 4; s++) {
+            CHECK_EQ_INT(mul8_bad(&shapes[s][0], &qs[k], big, s == 0 || s == 2 ? ch : big2), 0);
+            CHECK_EQ_INT(mul8_bad(&shapes[s][1], &qs[k], s == 0 ? ch : big2, big), 0);
+        }
+}
+
 static void test_conv(void)
 {
     for (int wide = 0; wide < 2; wide++) {
@@ -602,6 +670,7 @@ int main(void)
     test_rq_random();
     test_boundaries();
     test_eltwise();
+    test_mul_rows();
     test_conv();
     test_requant_rows();
     test_fc();
