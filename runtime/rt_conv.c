@@ -1834,11 +1834,12 @@ static void o2h_conv_wino(const O2hConv2d *p, const float *x, const float *w, co
 
 /* Convs with few input channels and stride 2 (a CNN's stem: 3 channels,
  * 3x3, 224x224 -> 112x112): im2col would copy every input pixel C*KH*KW/4
- * times into an L2-sized panel for a GEMM with a short K. Instead, per
- * output row, each input row the row needs is split once by column parity
- * into two zero-padded phase rows in L1; tap (c, kh, kw) of output columns
- * ow.. is then the contiguous run of phase row (c, kh, kw*DW % 2) at
- * ow + kw*DW / 2. A register tile of MR filters times NV vectors of
+ * times into an L2-sized panel for a GEMM with a short K. Instead, each
+ * input row is split once by column parity into two zero-padded phase rows
+ * in a ring in L1 that holds the (KH-1)*DH + 1 rows an output row spans
+ * (an output row splits only the rows the previous one did not reach);
+ * tap (c, kh, kw) of output columns ow.. is then the contiguous run of
+ * phase row (c, kh, kw*DW % 2) at ow + kw*DW / 2. A register tile of MR filters times NV vectors of
  * columns (then single vectors for the row's rest) accumulates all taps
  * with broadcast weights (ONNX layout, unpacked). With AVX2, 4 x 3 (no
  * ragged filter block at 32 filters) is faster than the GEMM's 6 x 2. */
@@ -1850,42 +1851,47 @@ static void o2h_conv_wino(const O2hConv2d *p, const float *x, const float *w, co
 #define O2H_SMALLC_NV O2H_NV
 #endif
 
-/* Floats per phase row: output columns plus the taps' reach, rounded up to
- * 16 floats, plus two 16-float vectors of slack. */
+/* Input rows one output row spans ((KH-1)*DH + 1): the ring of split
+ * input rows holds that many. */
+static int o2h_smallc_span(const O2hConv2d *p) { return (p->KH - 1) * p->DH + 1; }
+
+/* Floats per phase row: output columns plus the taps' reach, or the input
+ * row's half past the left pad if longer, rounded up to 16 floats, plus
+ * two 16-float vectors of slack. */
 static size_t o2h_smallc_row(const O2hConv2d *p)
 {
-    int n = p->WO + (p->KW - 1) * p->DW / 2 + 1;
+    int n = p->WO + (p->KW - 1) * p->DW / 2 + 1, m = (p->PL + 1) / 2 + (p->W + 1) / 2;
+    n = n > m ? n : m;
     return (size_t)(n + 15) / 16 * 16 + 32;
 }
 
 static size_t o2h_smallc_floats(const O2hConv2d *p)
 {
-    return (size_t)p->C * p->KH * 2 * o2h_smallc_row(p);
+    return (size_t)p->C * o2h_smallc_span(p) * 2 * o2h_smallc_row(p);
 }
 
-/* Phase rows of output row oh: row (c*KH + kh)*2 + b holds padded input
- * column 2*q + b of input row oh*SH - PT + kh*DH at [q], zero outside. */
-static void o2h_smallc_fill(const O2hConv2d *p, const float *xn, int oh, float *rows)
+/* Phase rows of input row ih (-PT <= ih) in its ring slot: row
+ * ((c*span + slot)*2 + b) holds padded column 2*q + b at [q]. The column
+ * parity (b - PL) & 1 of the input lands from q = ceil((PL - b) / 2), so
+ * each channel's row is split once by parity; the rest of the rows stays
+ * zero from the call's start, as every fill writes the same lanes. Rows
+ * outside the map are zeroed. */
+static void o2h_smallc_fill(const O2hConv2d *p, const float *xn, size_t room, int ih, float *rows)
 {
     size_t len = o2h_smallc_row(p);
-    for (int c = 0; c < p->C; c++)
-        for (int kh = 0; kh < p->KH; kh++) {
-            int ih = oh * p->SH - p->PT + kh * p->DH;
-            const float *xr = xn + ((size_t)c * p->H + (size_t)ih) * p->W;
-            for (int b = 0; b < 2; b++) {
-                float *r = rows + ((size_t)(c * p->KH + kh) * 2 + (size_t)b) * len;
-                int lo = o2h_cdiv(p->PL - b, 2), hi = o2h_cdiv(p->W + p->PL - b, 2);
-                lo = lo < 0 ? 0 : lo;
-                hi = hi < (int)len ? hi : (int)len;
-                if (ih < 0 || ih >= p->H || hi <= lo) {
-                    memset(r, 0, len * sizeof *r);
-                    continue;
-                }
-                memset(r, 0, (size_t)lo * sizeof *r);
-                o2h_copy_strided(xr + 2 * lo + b - p->PL, 2, hi - lo, r + lo);
-                memset(r + hi, 0, (len - (size_t)hi) * sizeof *r);
-            }
+    int span = o2h_smallc_span(p), slot = (ih + p->PT) % span;
+    int be = p->PL & 1, lo[2] = {o2h_cdiv(p->PL, 2), o2h_cdiv(p->PL - 1, 2)};
+    lo[1] = lo[1] < 0 ? 0 : lo[1];
+    for (int c = 0; c < p->C; c++) {
+        float *r = rows + (size_t)(c * span + slot) * 2 * len;
+        if (ih < 0 || ih >= p->H) {
+            memset(r, 0, 2 * len * sizeof *r);
+            continue;
         }
+        size_t at = ((size_t)c * p->H + (size_t)ih) * p->W;
+        o2h_deinterleave2(xn + at, r + (size_t)be * len + lo[be], (p->W + 1) / 2,
+                          r + (size_t)(1 - be) * len + lo[1 - be], p->W / 2, room - at);
+    }
 }
 
 /* Epilogue of the few-channel conv: residual rows and a ReLU/Clip clamp
@@ -2002,33 +2008,61 @@ static void o2h_smallc_out_row(const O2hConv2d *p, const float *rows, const size
 }
 #endif
 
+/* off[t] of tap t = (c, kh, kw) for output row oh: its phase row in the
+ * ring (input row oh*SH - PT + kh*DH, column parity kw*DW % 2) plus the
+ * tap's column shift kw*DW / 2. */
+static void o2h_smallc_offsets(const O2hConv2d *p, int oh, size_t *off)
+{
+    size_t len = o2h_smallc_row(p);
+    int span = o2h_smallc_span(p), t = 0;
+    for (int c = 0; c < p->C; c++)
+        for (int kh = 0; kh < p->KH; kh++) {
+            int slot = (oh * p->SH + kh * p->DH) % span;
+            for (int kw = 0; kw < p->KW; kw++, t++)
+                off[t] = ((size_t)(c * span + slot) * 2 + (size_t)(kw * p->DW % 2)) * len +
+                         (size_t)(kw * p->DW / 2);
+        }
+}
+
+/* Image xn: per output row, the input rows it reaches that no earlier row
+ * did are split into the ring (each input row once), then every filter's
+ * outputs of the row. */
+static void o2h_smallc_image(const O2hConv2d *p, const float *xn, size_t room, const float *w,
+                             const float *bias, O2hSmallcEpi ep, float *yn, float *scratch)
+{
+    size_t off[O2H_SMALLC_MAX_TAPS];
+    const float *res = ep.res;
+    int span = o2h_smallc_span(p), next = -p->PT;
+    memset(scratch, 0, o2h_smallc_floats(p) * sizeof *scratch);
+    for (int oh = 0; oh < p->HO; oh++) {
+        int top = oh * p->SH - p->PT;
+        for (next = next > top ? next : top; next < top + span; next++)
+            o2h_smallc_fill(p, xn, room, next, scratch);
+        o2h_smallc_offsets(p, oh, off);
+        ep.res = res ? res + (size_t)oh * p->WO : NULL;
+        o2h_smallc_out_row(p, scratch, off, w, bias, ep, yn + (size_t)oh * p->WO);
+    }
+}
+
 static void o2h_conv_smallc(const O2hConv2d *p, const float *x, const float *w,
                             const float *bias, const O2hEpilogue *e, float *y, float *scratch)
 {
-    size_t off[O2H_SMALLC_MAX_TAPS], len = o2h_smallc_row(p), hwo = (size_t)p->HO * p->WO;
-    int act = e && e->act != O2H_ACT_NONE, t = 0;
+    size_t hwo = (size_t)p->HO * p->WO, chw = (size_t)p->C * p->H * p->W;
+    int act = e && e->act != O2H_ACT_NONE;
     O2hSmallcEpi ep = {NULL, hwo, act && (e->act == O2H_ACT_RELU || e->act == O2H_ACT_CLIP),
                        0.0f, __builtin_inff()};
     if (ep.clamp && e->act == O2H_ACT_CLIP) {
         ep.lo = e->alpha;
         ep.hi = e->beta;
     }
-    for (int c = 0; c < p->C; c++)
-        for (int kh = 0; kh < p->KH; kh++)
-            for (int kw = 0; kw < p->KW; kw++, t++)
-                off[t] = ((size_t)(c * p->KH + kh) * 2 + (size_t)(kw * p->DW % 2)) * len +
-                         (size_t)(kw * p->DW / 2);
     for (int n = 0; n < p->N; n++) {
-        const float *xn = x + (size_t)n * p->C * p->H * p->W;
-        for (int oh = 0; oh < p->HO; oh++) {
-            o2h_smallc_fill(p, xn, oh, scratch);
-            size_t yoff = (size_t)n * p->F * hwo + (size_t)oh * p->WO;
-            ep.res = e && e->residual ? e->residual + yoff : NULL;
-            o2h_smallc_out_row(p, scratch, off, w, bias, ep, y + yoff);
-        }
+        size_t yoff = (size_t)n * p->F * hwo;
+        ep.res = e && e->residual ? e->residual + yoff : NULL;
+        o2h_smallc_image(p, x + (size_t)n * chw, (size_t)(p->N - n) * chw, w, bias, ep,
+                         y + yoff, scratch);
         if (act && !ep.clamp)
             for (int f = 0; f < p->F; f++)
-                o2h_act_row(e, y + ((size_t)n * p->F + f) * hwo, hwo, f);
+                o2h_act_row(e, y + yoff + (size_t)f * hwo, hwo, f);
     }
 }
 

@@ -384,7 +384,8 @@ static void test_depthwise_pairs(void)
 /* Few input channels, stride 2 (o2h_conv_smallc with vectors of 8 floats
  * and more, im2col otherwise): partial filter blocks,
  * row tails shorter than a vector and than a register tile, pads, taps'
- * reach past the row, dilation, batches, every activation. */
+ * reach past the row, dilation, input rows no output reaches, batches,
+ * every activation. */
 static void test_smallc(void)
 {
     ConvCase cs[] = {
@@ -395,6 +396,8 @@ static void test_smallc(void)
         {1, 2, 10, 70, 17, 2, 3, 2, 2, 1, 1, 0, 2, 1, 0, 1},    /* 2x3, asymmetric */
         {1, 3, 12, 50, 8, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1},     /* dilation 2 */
         {1, 3, 4, 224, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    /* WO = 112 */
+        {2, 3, 9, 34, 8, 1, 3, 2, 2, 1, 1, 0, 1, 0, 1, 1},      /* 1x3: rows skipped */
+        {2, 3, 13, 41, 10, 3, 3, 2, 2, 3, 1, 3, 3, 3, 3, 1},    /* row dilation 3, pads 3 */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("smallc", &cs[i]);
