@@ -1905,10 +1905,13 @@ typedef struct {
 
 #if O2H_VEC
 /* acc[i][j] = bias + sum over taps t of w_i[t] * columns ow + j*VL.., for
- * nv (constant after inlining) vectors. */
+ * nv (constant after inlining) vectors. With yr (a full tile of full
+ * vectors, no residual, a ReLU/Clip clamp), the tile is clamped and
+ * stored here from registers instead. */
 O2H_INLINE void o2h_smallc_tile(int nt, int nv, const size_t *off, const float *rows,
                                 const float *const *wr, const float *b, int ow,
-                                o2h_vf acc[O2H_SMALLC_MR][O2H_SMALLC_NV])
+                                o2h_vf acc[O2H_SMALLC_MR][O2H_SMALLC_NV],
+                                const O2hSmallcEpi *ep, float *yr)
 {
     o2h_vf a[O2H_SMALLC_MR][O2H_SMALLC_NV];
     for (int i = 0; i < O2H_SMALLC_MR; i++)
@@ -1924,6 +1927,14 @@ O2H_INLINE void o2h_smallc_tile(int nt, int nv, const size_t *off, const float *
             for (int j = 0; j < nv; j++)
                 a[i][j] += wv * v[j];
         }
+    }
+    if (yr) {
+        o2h_vf lo = o2h_vset1(ep->lo), hi = o2h_vset1(ep->hi);
+        for (int i = 0; i < O2H_SMALLC_MR; i++)
+            for (int j = 0; j < nv; j++)
+                o2h_vstore(yr + (size_t)i * ep->hwo + (size_t)(ow + j * O2H_VL),
+                           o2h_vmin(o2h_vmax(a[i][j], lo), hi));
+        return;
     }
     for (int i = 0; i < O2H_SMALLC_MR; i++)
         for (int j = 0; j < nv; j++)
@@ -1974,16 +1985,21 @@ static void o2h_smallc_out_row(const O2hConv2d *p, const float *rows, const size
             b[i] = bias ? bias[f] : 0.0f;
         }
         ep.res = res ? res + (size_t)f0 * ep.hwo : NULL;
+        float *yf = y + (size_t)f0 * ep.hwo;
+        float *yd = nf == O2H_SMALLC_MR && !ep.res && ep.clamp ? yf : NULL;
         int ow = 0;
         for (; ow + (O2H_SMALLC_NV * O2H_VL) <= p->WO; ow += (O2H_SMALLC_NV * O2H_VL)) {
             o2h_vf acc[O2H_SMALLC_MR][O2H_SMALLC_NV];
-            o2h_smallc_tile(nt, O2H_SMALLC_NV, off, rows, wr, b, ow, acc);
-            o2h_smallc_store(acc, nf, O2H_SMALLC_NV, ow, p->WO, &ep, y + (size_t)f0 * ep.hwo);
+            o2h_smallc_tile(nt, O2H_SMALLC_NV, off, rows, wr, b, ow, acc, &ep, yd);
+            if (!yd)
+                o2h_smallc_store(acc, nf, O2H_SMALLC_NV, ow, p->WO, &ep, yf);
         }
         for (; ow < p->WO; ow += O2H_VL) {
             o2h_vf acc[O2H_SMALLC_MR][O2H_SMALLC_NV];
-            o2h_smallc_tile(nt, 1, off, rows, wr, b, ow, acc);
-            o2h_smallc_store(acc, nf, 1, ow, p->WO, &ep, y + (size_t)f0 * ep.hwo);
+            float *yv = ow + O2H_VL <= p->WO ? yd : NULL;
+            o2h_smallc_tile(nt, 1, off, rows, wr, b, ow, acc, &ep, yv);
+            if (!yv)
+                o2h_smallc_store(acc, nf, 1, ow, p->WO, &ep, yf);
         }
     }
 }
