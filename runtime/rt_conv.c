@@ -1212,25 +1212,36 @@ O2H_INLINE void o2h_dwv_row(const O2hDwr *g, int pl, const float *x, const float
     }
 }
 
+/* o2h_dwv_load for rows of nv vectors at most (nv constant after
+ * inlining; 0: any width). */
+O2H_INLINE o2h_vf o2h_dwv_loadn(const float *r, int c, int w, int nv)
+{
+    if (nv && c >= nv * O2H_VL)
+        return (o2h_vf){0};
+    return o2h_dwv_load(r, c, w);
+}
+
 /* Output rows oh and oh + 1 from the four input rows under them: each
  * input vector is loaded and shuffled into its taps once for both rows.
  * Row oh's last vector may run into row oh + 1, so that row's first vector
- * is stored after it. */
-O2H_INLINE void o2h_dwv_row2(const O2hDwr *g, int pl, const float *x, const float *wf, float b,
-                             const float *zrow, int oh, float *y)
+ * is stored after it. nv (constant after inlining) is the row's vectors
+ * when known (2 on 28x28: no loop, no width tests), else 0. */
+O2H_INLINE void o2h_dwv_row2(const O2hDwr *g, int pl, int nv, const float *x, const float *wf,
+                             float b, const float *zrow, int oh, float *y)
 {
     const float *row[4];
     o2h_vf prev[4], cur[4], first = {0};
+    int wo = nv ? nv * O2H_VL : g->wo;
     for (int j = 0; j < 4; j++) {
         int i = oh + j - g->pt;
         row[j] = i >= 0 && i < g->h ? x + (size_t)i * g->w : zrow;
         prev[j] = (o2h_vf){0};
         cur[j] = o2h_dwv_load(row[j], 0, g->w);
     }
-    for (int c = 0; c < g->wo; c += O2H_VL) {
+    for (int c = 0; c < wo; c += O2H_VL) {
         o2h_vf acc[2][2] = {{o2h_vset1(b), (o2h_vf){0}}, {o2h_vset1(b), (o2h_vf){0}}};
         for (int j = 0; j < 4; j++) {
-            o2h_vf next = o2h_dwv_load(row[j], c + O2H_VL, g->w);
+            o2h_vf next = o2h_dwv_loadn(row[j], c + O2H_VL, g->w, nv);
             for (int kw = 0; kw < 3; kw++) {
                 o2h_vf t = o2h_dwv_tap(prev[j], cur[j], next, kw - pl);
                 if (j < 3)
@@ -1251,13 +1262,17 @@ O2H_INLINE void o2h_dwv_row2(const O2hDwr *g, int pl, const float *x, const floa
 }
 
 /* One plane (pl constant after inlining), two rows at a time with
- * AVX-512 (with AVX's 16 registers that form spills and is slower). */
+ * AVX-512 (with AVX's 16 registers that form spills and is slower), rows
+ * of two vectors apart. */
 O2H_INLINE void o2h_dwv_plane(const O2hDwr *g, int pl, const float *x, const float *wf, float b,
                               const float *zrow, float *y)
 {
     int oh = 0;
+    if (g->wo > O2H_VL && g->wo <= 2 * O2H_VL && g->w <= 2 * O2H_VL)
+        for (; O2H_VL == 16 && oh + 2 <= g->ho; oh += 2)
+            o2h_dwv_row2(g, pl, 2, x, wf, b, zrow, oh, y);
     for (; O2H_VL == 16 && oh + 2 <= g->ho; oh += 2)
-        o2h_dwv_row2(g, pl, x, wf, b, zrow, oh, y);
+        o2h_dwv_row2(g, pl, 0, x, wf, b, zrow, oh, y);
     for (; oh < g->ho; oh++)
         o2h_dwv_row(g, pl, x, wf, b, zrow, oh, y);
 }

@@ -311,8 +311,9 @@ static void test_depthwise_rows(void)
 }
 
 /* 3x3 stride 1 on rows wider than a vector: the rows-as-vectors kernel
- * (AVX-512: W > 16, two output rows at a time; AVX: W > 8), rows of whole
- * and partial vectors and of less than one, odd and even row counts, left
+ * (AVX-512: W > 16, two output rows at a time, rows of two vectors apart;
+ * AVX: W > 8), rows of whole and partial vectors and of less than one,
+ * odd and even row counts, left
  * pad 0 and 1, top pads 0 to 2, right pads wider than needed, batches (the
  * last plane goes through scratch). */
 static void test_depthwise_vrows(void)
@@ -327,11 +328,15 @@ static void test_depthwise_vrows(void)
         {1, 2, 56, 56, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
         {1, 3, 6, 17, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 3},      /* W = 17, WO = 15 */
         {2, 3, 7, 33, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      /* odd HO, WO = 33 */
+        {2, 5, 28, 28, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},     /* rows of two vectors */
+        {1, 3, 9, 32, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      /* W = WO = 32 */
+        {1, 3, 8, 31, 3, 3, 3, 1, 1, 1, 1, 2, 0, 0, 2, 3},      /* W = 31, top pad 2 */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-vrows", &cs[i]);
     run_every_act("depthwise-vrows-act", &cs[0], 1);
     run_every_act("depthwise-vrows-act", &cs[3], 1);
+    run_every_act("depthwise-vrows-act", &cs[9], 0);
 }
 
 /* 3x3 stride 2 on inputs wider than 16 with outputs over half a vector:
