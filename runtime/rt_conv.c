@@ -1316,10 +1316,13 @@ O2H_INLINE void o2h_dwv2_load(const float *r, int c, int w, o2h_vf *ev, o2h_vf *
     *od = O2H_VODD(a, b);
 }
 
-/* Output row oh with stride 2 (pl constant after inlining). */
-O2H_INLINE void o2h_dwv2_row(const O2hDwr *g, int pl, const float *x, const float *wf, float b,
-                             const float *zrow, int oh, float *y)
+/* Output row oh with stride 2 (pl constant after inlining; nv, when not
+ * 0, the output row's vectors, the input row at most twice as many, also
+ * constant: no loop, no width tests). */
+O2H_INLINE void o2h_dwv2_row(const O2hDwr *g, int pl, int nv, const float *x, const float *wf,
+                             float b, const float *zrow, int oh, float *y)
 {
+    int wo = nv ? nv * O2H_VL : g->wo;
     const float *row[3];
     O2hDwvS2 st[3];
     for (int kh = 0; kh < 3; kh++) {
@@ -1328,12 +1331,13 @@ O2H_INLINE void o2h_dwv2_row(const O2hDwr *g, int pl, const float *x, const floa
         st[kh].po = (o2h_vf){0};
         o2h_dwv2_load(row[kh], 0, g->w, &st[kh].ce, &st[kh].co);
     }
-    for (int c = 0; c < g->wo; c += O2H_VL) {
+    for (int c = 0; c < wo; c += O2H_VL) {
         o2h_vf acc = o2h_vset1(b), acc2 = (o2h_vf){0};
         for (int kh = 0; kh < 3; kh++) {
             O2hDwvS2 *t = &st[kh];
-            o2h_vf ne, no;
-            o2h_dwv2_load(row[kh], 2 * (c + O2H_VL), g->w, &ne, &no);
+            o2h_vf ne = {0}, no = {0};
+            if (!nv || c + O2H_VL < wo)
+                o2h_dwv2_load(row[kh], 2 * (c + O2H_VL), g->w, &ne, &no);
             for (int kw = 0; kw < 3; kw++) {
                 o2h_vf v = o2h_vset1(wf[kh * 3 + kw]) * o2h_dwv2_tap(t, ne, kw - pl);
                 if (kh & 1)
@@ -1349,12 +1353,19 @@ O2H_INLINE void o2h_dwv2_row(const O2hDwr *g, int pl, const float *x, const floa
     }
 }
 
-/* One plane with stride 2 (pl constant after inlining). */
+/* One plane with stride 2 (pl constant after inlining), rows of one or
+ * two output vectors apart. */
 O2H_INLINE void o2h_dwv2_plane(const O2hDwr *g, int pl, const float *x, const float *wf,
                                float b, const float *zrow, float *y)
 {
-    for (int oh = 0; oh < g->ho; oh++)
-        o2h_dwv2_row(g, pl, x, wf, b, zrow, oh, y);
+    int nv = g->wo <= O2H_VL && g->w <= 2 * O2H_VL           ? 1
+             : g->wo <= 2 * O2H_VL && g->w <= 4 * O2H_VL ? 2 : 0;
+    for (int oh = 0; nv == 1 && oh < g->ho; oh++)
+        o2h_dwv2_row(g, pl, 1, x, wf, b, zrow, oh, y);
+    for (int oh = 0; nv == 2 && oh < g->ho; oh++)
+        o2h_dwv2_row(g, pl, 2, x, wf, b, zrow, oh, y);
+    for (int oh = 0; nv == 0 && oh < g->ho; oh++)
+        o2h_dwv2_row(g, pl, 0, x, wf, b, zrow, oh, y);
 }
 
 static void o2h_dwv2_any(const O2hConv2d *p, O2hDwr g, const float *x, const float *wf, float b,

@@ -342,7 +342,7 @@ static void test_depthwise_vrows(void)
 /* 3x3 stride 2 on inputs wider than 16 with outputs over half a vector:
  * the stride-2 rows-as-vectors kernel; odd and even widths (the last odd
  * column read past a vector pair), left pad 0 (TF) and 1, top pads 0 to 2,
- * batches. */
+ * rows of one and two output vectors (16 and 32 wide) and wider, batches. */
 static void test_depthwise_vrows_s2(void)
 {
     ConvCase cs[] = {
@@ -352,11 +352,17 @@ static void test_depthwise_vrows_s2(void)
         {1, 4, 9, 56, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},
         {3, 2, 17, 17, 2, 3, 3, 2, 2, 1, 1, 1, 0, 1, 2, 2},     /* AVX, WO = 9 */
         {1, 2, 112, 112, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+        {1, 3, 10, 32, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},     /* WO = 16 from 32 */
+        {2, 3, 9, 33, 3, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 3},      /* WO = 16 from 33 */
+        {1, 3, 7, 64, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},      /* WO = 32 from 64 */
+        {1, 3, 7, 65, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},      /* WO = 33 */
+        {1, 3, 7, 66, 3, 3, 3, 2, 2, 1, 1, 1, 0, 1, 0, 3},      /* WO = 32 from 66 */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-vrows-s2", &cs[i]);
     run_every_act("depthwise-vrows-s2-act", &cs[0], 1);
     run_every_act("depthwise-vrows-s2-act", &cs[2], 1);
+    run_every_act("depthwise-vrows-s2-act", &cs[6], 0);
 }
 
 /* Outputs at most half a vector wide (5 to 8 columns) on inputs up to 16
