@@ -1092,6 +1092,17 @@ static void o2h_dwr_any(const O2hConv2d *p, O2hDwr g, const float *x, const floa
 typedef void (*O2hDwPlane)(const O2hConv2d *p, O2hDwr g, const float *x, const float *wf, float b,
                            float *y, float *zrow);
 
+/* Ask for the n floats at x (the next plane) ahead of their loads, a
+ * cache line at a time: on planes of up to 16 lines (14x14) all of a
+ * plane's row loads issue at once and wait on the cache misses; larger
+ * planes are streamed well enough by the hardware (there it costs 3-9%). */
+#define O2H_DW_PREFETCH_MAX 256
+static void o2h_prefetch_plane(const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16)
+        __builtin_prefetch(x + i);
+}
+
 /* Every plane through kern with the epilogue set up in g; the last plane's
  * input, residual and output go through scratch so that whole-vector reads
  * and writes stay inside the buffers (see o2h_dwr_floats); zrow (zero row)
@@ -1120,6 +1131,8 @@ static void o2h_dw_planes(const O2hConv2d *p, const float *x, const float *w, co
                 g.res = memcpy(rs, g.res, hwo * sizeof *rs);
             xc = xs;
         }
+        if (i + 1 < planes && hw <= O2H_DW_PREFETCH_MAX)
+            o2h_prefetch_plane(x + (size_t)(i + 1) * hw, hw);
         kern(p, g, xc, w + (size_t)c * ntap, bias ? bias[c] : 0.0f, ys, zrow);
         if (ys != yc)
             memcpy(yc, ys, hwo * sizeof *yc);
