@@ -13,6 +13,12 @@
 #else
 #define O2H_LUT_VBMI 0
 #endif
+#if defined(__GNUC__) && !defined(O2H_NO_VEC) && defined(__AVX2__) && !O2H_LUT_VBMI
+#include <immintrin.h>
+#define O2H_LUT_SHUF 1
+#else
+#define O2H_LUT_SHUF 0
+#endif
 
 #include <math.h>
 #include <string.h>
@@ -83,9 +89,46 @@ void o2h_rescale_s16(const int16_t *x, int16_t *y, size_t n, int32_t x_zero, con
         y[i] = (int16_t)o2h_q_rescale(x[i], x_zero, m, sh, z, lo, hi);
 }
 
+#if O2H_LUT_SHUF
+/* 32 codes by sixteen 16-entry byte shuffles: with u = x + 128, slice k
+ * holds table[16k .. 16k+15]; saturating (u - 16k) + 0x70 keeps bit 7
+ * clear (shuffle lane live) only for u in [16k, 16k+15], where its low
+ * nibble is u's, so exactly one slice gives each lane and the rest give 0.
+ * Every slice's index comes from u itself (no chain between slices). */
+O2H_I_INLINE __m256i o2h_lut32(__m256i u, const __m256i *t, const __m256i *off)
+{
+    const __m256i live = _mm256_set1_epi8(0x70);
+    __m256i r0 = _mm256_setzero_si256(), r1 = r0;
+    for (int k = 0; k < 16; k += 2) {
+        r0 = _mm256_or_si256(r0, _mm256_shuffle_epi8(t[k], _mm256_adds_epu8(_mm256_sub_epi8(u, off[k]), live)));
+        r1 = _mm256_or_si256(r1,
+                             _mm256_shuffle_epi8(t[k + 1], _mm256_adds_epu8(_mm256_sub_epi8(u, off[k + 1]), live)));
+    }
+    return _mm256_or_si256(r0, r1);
+}
+
+static void o2h_lut_shuf(const int8_t *x, int8_t *y, size_t n, const int8_t *table)
+{
+    __m256i t[16], off[16];
+    for (int k = 0; k < 16; k++) {
+        t[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(table + 16 * k)));
+        off[k] = _mm256_set1_epi8((char)(16 * k));
+    }
+    const __m256i flip = _mm256_set1_epi8((char)0x80);
+    for (size_t i = 0; i + 32 <= n; i += 32) {
+        __m256i u = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(x + i)), flip);
+        _mm256_storeu_si256((__m256i *)(void *)(y + i), o2h_lut32(u, t, off));
+    }
+}
+#endif
+
 void o2h_lut_s8(const int8_t *x, int8_t *y, size_t n, const int8_t *table)
 {
     size_t i = 0;
+#if O2H_LUT_SHUF
+    o2h_lut_shuf(x, y, n, table);
+    i = n & ~(size_t)31;
+#endif
 #if O2H_LUT_VBMI
     /* 64 codes at a time: two 128-entry byte permutes over the table held
      * in four registers, the index x + 128 = x ^ 0x80 choosing the half */
