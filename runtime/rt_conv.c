@@ -147,6 +147,16 @@ typedef struct {
 
 static int o2h_cdiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
+/* Whether epilogue e is a ReLU or a Clip, which the kernels apply as the
+ * clamp [lo, hi] in registers ([0, inf) for ReLU and for anything else). */
+static int o2h_act_clamp(const O2hEpilogue *e, float *lo, float *hi)
+{
+    int clip = e && e->act == O2H_ACT_CLIP;
+    *lo = clip ? e->alpha : 0.0f;
+    *hi = clip ? e->beta : __builtin_inff();
+    return clip || (e && e->act == O2H_ACT_RELU);
+}
+
 /* Index range [*lo, *hi) of phase ph (stride s, pad pad, n inputs, cap
  * entries) whose padded position holds an input pixel. */
 static void o2h_phase_range(int ph, int s, int pad, int n, int cap, int *lo, int *hi)
@@ -1115,9 +1125,7 @@ static void o2h_dw_planes(const O2hConv2d *p, const float *x, const float *w, co
     int act = e && e->act != O2H_ACT_NONE;
     float *xs = scratch, *rs = xs + hw + O2H_VL, *zrow = rs + 2 * (hwo + O2H_VL);
     O2hDwr g = {p->H, p->W, p->HO, p->WO, p->PT, 0, 0.0f, 0.0f, NULL};
-    g.clamp = act && (e->act == O2H_ACT_RELU || e->act == O2H_ACT_CLIP);
-    g.lo = g.clamp && e->act == O2H_ACT_CLIP ? e->alpha : 0.0f;
-    g.hi = g.clamp && e->act == O2H_ACT_CLIP ? e->beta : __builtin_inff();
+    g.clamp = o2h_act_clamp(e, &g.lo, &g.hi);
     memset(zrow, 0, ((size_t)p->W + 2 * O2H_VL) * sizeof *zrow);
     for (int i = 0; i < planes; i++) {
         int c = i % p->C;
@@ -1440,9 +1448,7 @@ static O2hDwp o2h_dwp_setup(const O2hConv2d *p, const O2hEpilogue *e)
 {
     O2hDwp g = {p->H, p->W, p->HO, p->WO, p->PT, 0, 0.0f, 0.0f, NULL, {{0}}, {0}};
     int act = e && e->act != O2H_ACT_NONE;
-    g.clamp = act && (e->act == O2H_ACT_RELU || e->act == O2H_ACT_CLIP);
-    g.lo = g.clamp && e->act == O2H_ACT_CLIP ? e->alpha : 0.0f;
-    g.hi = g.clamp && e->act == O2H_ACT_CLIP ? e->beta : __builtin_inff();
+    g.clamp = o2h_act_clamp(e, &g.lo, &g.hi);
     g.ev = act && !g.clamp && o2h_vact_ok(e->act) ? e : NULL;
     for (int kw = 0; kw < p->KW; kw++) {
         int32_t ix[16];
@@ -2104,12 +2110,8 @@ static void o2h_conv_smallc(const O2hConv2d *p, const float *x, const float *w,
 {
     size_t hwo = (size_t)p->HO * p->WO, chw = (size_t)p->C * p->H * p->W;
     int act = e && e->act != O2H_ACT_NONE;
-    O2hSmallcEpi ep = {NULL, hwo, act && (e->act == O2H_ACT_RELU || e->act == O2H_ACT_CLIP),
-                       0.0f, __builtin_inff()};
-    if (ep.clamp && e->act == O2H_ACT_CLIP) {
-        ep.lo = e->alpha;
-        ep.hi = e->beta;
-    }
+    O2hSmallcEpi ep = {NULL, hwo, 0, 0.0f, 0.0f};
+    ep.clamp = o2h_act_clamp(e, &ep.lo, &ep.hi);
     for (int n = 0; n < p->N; n++) {
         size_t yoff = (size_t)n * p->F * hwo;
         ep.res = e && e->residual ? e->residual + yoff : NULL;
