@@ -14,9 +14,21 @@
 
 #include <math.h>
 
+/* K rows per block. AVX2's 16-column B tile of 512 rows is 32 KB, still
+ * within L1, and the K of most pointwise convs (up to 512) is then one
+ * block: no partial sums stored to C and read back (MobileNetV1 pointwise
+ * -4% at x86-64-v3). AVX-512's 48-column tile would not fit: 256. */
 #ifndef O2H_KC
+#if O2H_VEC && O2H_VL == 8
+#define O2H_KC 512
+#else
 #define O2H_KC 256
 #endif
+#endif
+/* K rows of one running sum; a K block of more is summed as chains of
+ * this many added together (a longer single chain rounds more, and the
+ * Winograd output transform magnifies that). */
+#define O2H_KCHAIN 256
 /* K steps ahead at which the A panel is prefetched. */
 #ifndef O2H_PREFETCH_K
 #define O2H_PREFETCH_K 32
@@ -143,10 +155,10 @@ static void o2h_tile_store_scalar(const float *t, const O2hTilePos *tp, const O2
 #define O2H_UNROLL
 #endif
 
-/* acc[r][v] = sum over k < kc of a[k][r] * b[k][v*VL..] */
-O2H_INLINE void o2h_ukernel(int mrv, int nvv, int kc, const float *restrict a,
-                            const float *restrict b, ptrdiff_t ldb,
-                            o2h_vf acc[O2H_MR][O2H_NV])
+/* acc[r][v] = sum over k < kc of a[k][r] * b[k][v*VL..], one running sum */
+O2H_INLINE void o2h_ukernel_chain(int mrv, int nvv, int kc, const float *restrict a,
+                                  const float *restrict b, ptrdiff_t ldb,
+                                  o2h_vf acc[O2H_MR][O2H_NV])
 {
     O2H_UNROLL for (int r = 0; r < mrv; r++)
         O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] = (o2h_vf){0};
@@ -163,6 +175,25 @@ O2H_INLINE void o2h_ukernel(int mrv, int nvv, int kc, const float *restrict a,
         a += O2H_MR;
         b += ldb;
     }
+}
+
+/* The same sum as chains of at most KCHAIN k added up (their partial sums
+ * wait on the stack, in L1, while the next chain has the registers). */
+O2H_INLINE void o2h_ukernel(int mrv, int nvv, int kc, const float *restrict a,
+                            const float *restrict b, ptrdiff_t ldb,
+                            o2h_vf acc[O2H_MR][O2H_NV])
+{
+    o2h_ukernel_chain(mrv, nvv, o2h_mini(kc, O2H_KCHAIN), a, b, ldb, acc);
+#if O2H_KC > O2H_KCHAIN
+    for (int k0 = O2H_KCHAIN; k0 < kc; k0 += O2H_KCHAIN) {
+        o2h_vf part[O2H_MR][O2H_NV];
+        memset(part, 0, sizeof part);   /* rows past mrv: quiets -Wmaybe-uninitialized */
+        o2h_ukernel_chain(mrv, nvv, o2h_mini(kc - k0, O2H_KCHAIN), a + (size_t)k0 * O2H_MR,
+                          b + (ptrdiff_t)k0 * ldb, ldb, part);
+        O2H_UNROLL for (int r = 0; r < mrv; r++)
+            O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] += part[r][v];
+    }
+#endif
 }
 
 /* The in-register activations over a whole tile, the kind switched on once
@@ -315,65 +346,75 @@ static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t l
  * a full-width tile would spend a whole vector per row on one column, so
  * the tail vectorizes along the MR rows of the packed A panel instead, one
  * accumulator per column. */
-#if O2H_MR == 8 || O2H_MR == 4
+#if O2H_MR == 8 || O2H_MR == 6 || O2H_MR == 4
 #define O2H_TAIL_COLS 4
-typedef float o2h_vm __attribute__((vector_size(O2H_MR * 4)));
-
-O2H_INLINE void o2h_cols_run(int nc, int kc, const float *restrict a, const float *restrict b,
-                             ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
-{
-    o2h_vm acc[O2H_TAIL_COLS];
-    float t[O2H_MR * O2H_NR];
-    for (int j = 0; j < nc; j++)
-        acc[j] = (o2h_vm){0};
-    for (int k = 0; k < kc; k++) {
-        o2h_vm av;
-        memcpy(&av, a + (size_t)k * O2H_MR, sizeof av);
-        for (int j = 0; j < nc; j++)
-            acc[j] += av * b[(ptrdiff_t)k * ldb + j];
-    }
-    for (int j = 0; j < nc; j++)
-        for (int r = 0; r < O2H_MR; r++)
-            t[r * O2H_NR + j] = acc[j][r];
-    o2h_tile_store_scalar(t, tp, ep);
-}
-
-static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
-                          const O2hTilePos *tp, const O2hTileEpi *ep)
-{
-    switch (tp->nr) {
-    case 1: o2h_cols_run(1, kc, a, b, ldb, tp, ep); return;
-    case 2: o2h_cols_run(2, kc, a, b, ldb, tp, ep); return;
-    case 3: o2h_cols_run(3, kc, a, b, ldb, tp, ep); return;
-    default: o2h_cols_run(4, kc, a, b, ldb, tp, ep); return;
-    }
-}
-
-/* The same tail for O2H_TAIL_PANELS row panels at once (A panels ast
- * floats apart): one accumulator per (panel, column), enough independent
- * FMA chains to hide their latency, where one panel alone has nc. */
+/* Row panels summed at once by the grouped tail (see o2h_cols_chain). */
 #define O2H_TAIL_PANELS 4
-O2H_INLINE void o2h_cols_run_panels(int nc, int kc, const float *restrict a, size_t ast,
-                                    const float *restrict b, ptrdiff_t ldb, const O2hTilePos *tp,
-                                    const O2hTileEpi *ep)
+/* Lanes of a panel row: MR, or 8 for AVX2's 6 rows. */
+#define O2H_TAIL_LANES (O2H_MR == 6 ? 8 : O2H_MR)
+typedef float o2h_vm __attribute__((vector_size(O2H_TAIL_LANES * 4)));
+
+/* Row k of a panel. Six rows fill eight lanes by reading on into row k+1
+ * (those lanes' sums are never stored), except on the last row, which
+ * nothing may follow. */
+O2H_INLINE o2h_vm o2h_panel_row(const float *a, int k, int last)
+{
+    o2h_vm v = {0};
+    memcpy(&v, a + (size_t)k * O2H_MR,
+           O2H_TAIL_LANES == O2H_MR || !last ? sizeof v : O2H_MR * sizeof(float));
+    return v;
+}
+
+/* c[q][j] += panel q's row k (panels ast floats apart) times b[k][j]. */
+O2H_INLINE void o2h_cols_step(int np, int nc, int k, int last, const float *restrict a,
+                              size_t ast, const float *restrict b, ptrdiff_t ldb,
+                              o2h_vm c[O2H_TAIL_PANELS][O2H_TAIL_COLS])
+{
+    float bk[O2H_TAIL_COLS];
+    for (int j = 0; j < nc; j++)
+        bk[j] = b[(ptrdiff_t)k * ldb + j];
+    for (int q = 0; q < np; q++) {
+        o2h_vm av = o2h_panel_row(a + q * ast, k, last);
+        for (int j = 0; j < nc; j++)
+            c[q][j] += av * bk[j];
+    }
+}
+
+/* acc += one running sum over rows [k0, k1) of np panels' kc: one
+ * accumulator per (panel, column), enough independent FMA chains to hide
+ * their latency where one panel alone has nc. */
+O2H_INLINE void o2h_cols_chain(int np, int nc, int k0, int k1, int kc, const float *restrict a,
+                               size_t ast, const float *restrict b, ptrdiff_t ldb,
+                               o2h_vm acc[O2H_TAIL_PANELS][O2H_TAIL_COLS])
+{
+    o2h_vm c[O2H_TAIL_PANELS][O2H_TAIL_COLS];
+    int kf = k1 < kc ? k1 : kc - 1;
+    for (int q = 0; q < np; q++)
+        for (int j = 0; j < nc; j++)
+            c[q][j] = (o2h_vm){0};
+    for (int k = k0; k < kf; k++)
+        o2h_cols_step(np, nc, k, 0, a, ast, b, ldb, c);
+    if (k1 == kc)
+        o2h_cols_step(np, nc, kc - 1, 1, a, ast, b, ldb, c);
+    for (int q = 0; q < np; q++)
+        for (int j = 0; j < nc; j++)
+            acc[q][j] += c[q][j];
+}
+
+/* Tail tile (tp->i0, tp->j0) and the next np - 1 row panels (all full
+ * when np > 1), summed in chains of KCHAIN as the tiles are. */
+O2H_INLINE void o2h_cols_run(int np, int nc, int kc, const float *restrict a, size_t ast,
+                             const float *restrict b, ptrdiff_t ldb, const O2hTilePos *tp,
+                             const O2hTileEpi *ep)
 {
     o2h_vm acc[O2H_TAIL_PANELS][O2H_TAIL_COLS];
     float t[O2H_MR * O2H_NR];
-    for (int q = 0; q < O2H_TAIL_PANELS; q++)
+    for (int q = 0; q < np; q++)
         for (int j = 0; j < nc; j++)
             acc[q][j] = (o2h_vm){0};
-    for (int k = 0; k < kc; k++) {
-        float bk[O2H_TAIL_COLS];
-        for (int j = 0; j < nc; j++)
-            bk[j] = b[(ptrdiff_t)k * ldb + j];
-        for (int q = 0; q < O2H_TAIL_PANELS; q++) {
-            o2h_vm av;
-            memcpy(&av, a + q * ast + (size_t)k * O2H_MR, sizeof av);
-            for (int j = 0; j < nc; j++)
-                acc[q][j] += av * bk[j];
-        }
-    }
-    for (int q = 0; q < O2H_TAIL_PANELS; q++) {
+    for (int k0 = 0; k0 < kc; k0 += O2H_KCHAIN)
+        o2h_cols_chain(np, nc, k0, o2h_mini(kc, k0 + O2H_KCHAIN), kc, a, ast, b, ldb, acc);
+    for (int q = 0; q < np; q++) {
         O2hTilePos tq = *tp;
         tq.i0 = tp->i0 + q * O2H_MR;
         for (int j = 0; j < nc; j++)
@@ -383,16 +424,40 @@ O2H_INLINE void o2h_cols_run_panels(int nc, int kc, const float *restrict a, siz
     }
 }
 
+static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
+                          const O2hTilePos *tp, const O2hTileEpi *ep)
+{
+    switch (tp->nr) {
+    case 1: o2h_cols_run(1, 1, kc, a, 0, b, ldb, tp, ep); return;
+    case 2: o2h_cols_run(1, 2, kc, a, 0, b, ldb, tp, ep); return;
+    case 3: o2h_cols_run(1, 3, kc, a, 0, b, ldb, tp, ep); return;
+    default: o2h_cols_run(1, 4, kc, a, 0, b, ldb, tp, ep); return;
+    }
+}
+
 /* Tail tile (tp->i0, tp->j0) and the next O2H_TAIL_PANELS - 1 row panels,
- * all of them full (MR rows). */
+ * all of them full (MR rows). AVX2's 16 registers hold the sums of 4
+ * panels for up to 2 columns: wider tails go 2 panels at a time. */
 static void o2h_tile_cols_panels(int kc, const float *a, size_t ast, const float *b,
                                  ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
 {
+    if (O2H_MR == 6 && tp->nr > 2) {
+        O2hTilePos th = *tp;
+        th.i0 = tp->i0 + 2 * O2H_MR;
+        if (tp->nr == 3) {
+            o2h_cols_run(2, 3, kc, a, ast, b, ldb, tp, ep);
+            o2h_cols_run(2, 3, kc, a + 2 * ast, ast, b, ldb, &th, ep);
+        } else {
+            o2h_cols_run(2, 4, kc, a, ast, b, ldb, tp, ep);
+            o2h_cols_run(2, 4, kc, a + 2 * ast, ast, b, ldb, &th, ep);
+        }
+        return;
+    }
     switch (tp->nr) {
-    case 1: o2h_cols_run_panels(1, kc, a, ast, b, ldb, tp, ep); return;
-    case 2: o2h_cols_run_panels(2, kc, a, ast, b, ldb, tp, ep); return;
-    case 3: o2h_cols_run_panels(3, kc, a, ast, b, ldb, tp, ep); return;
-    default: o2h_cols_run_panels(4, kc, a, ast, b, ldb, tp, ep); return;
+    case 1: o2h_cols_run(O2H_TAIL_PANELS, 1, kc, a, ast, b, ldb, tp, ep); return;
+    case 2: o2h_cols_run(O2H_TAIL_PANELS, 2, kc, a, ast, b, ldb, tp, ep); return;
+    case 3: o2h_cols_run(O2H_TAIL_PANELS, 3, kc, a, ast, b, ldb, tp, ep); return;
+    default: o2h_cols_run(O2H_TAIL_PANELS, 4, kc, a, ast, b, ldb, tp, ep); return;
     }
 }
 #else
@@ -730,14 +795,14 @@ O2H_INLINE void o2h_gemv_block(int k0, int k1, const float *restrict a, const fl
 }
 
 /* t[0..NR) = sum over k of a[k] * panel[k][0..NR): the panel read once as
- * one stream, summed in blocks of KC as the tiles are (a single running
+ * one stream, summed in chains of KCHAIN as the tiles are (a single running
  * sum over a long K would round more). */
 static void o2h_gemv_panel(int K, const float *restrict a, const float *restrict bp, float *t)
 {
     o2h_vf s[O2H_NV];
     O2H_UNROLL for (int v = 0; v < O2H_NV; v++) s[v] = (o2h_vf){0};
-    for (int k0 = 0; k0 < K; k0 += O2H_KC)
-        o2h_gemv_block(k0, o2h_mini(K, k0 + O2H_KC), a, bp, s);
+    for (int k0 = 0; k0 < K; k0 += O2H_KCHAIN)
+        o2h_gemv_block(k0, o2h_mini(K, k0 + O2H_KCHAIN), a, bp, s);
     O2H_UNROLL for (int v = 0; v < O2H_NV; v++) o2h_vstore(t + v * O2H_VL, s[v]);
 }
 
