@@ -9,7 +9,8 @@
  * matrix directly, other convs first build that matrix (im2col, pads filled
  * with the input zero point). Depthwise convs use a padded copy of each
  * plane instead, since their matrix would be as large as the input times
- * the kernel size for a single output channel. */
+ * the kernel size for a single output channel. 3x3 stride-1 convs go by
+ * integer Winograd (rt_int_wino.c) where the kernels multiply int16 pairs. */
 #include "rt_int_internal.h"
 
 #if defined(__GNUC__) && !defined(O2H_NO_VEC) && (defined(__AVX2__) || defined(__AVX512F__))
@@ -38,18 +39,25 @@ static size_t o2h_col_bytes(const O2hConv2d *p)
 
 static int o2h_conv_k(const O2hConv2d *p) { return p->C / p->G * p->KH * p->KW; }
 
+static size_t o2h_max_size(size_t a, size_t b) { return a > b ? a : b; }
+
 size_t o2h_conv2d_s8_packed_size(const O2hConv2d *p)
 {
     if (o2h_is_depthwise(p))
         return o2h_dw_s8_packed_bytes(p);
+    if (o2h_i8w_use(p))
+        return o2h_i8w_packed_bytes(p);
     return (size_t)p->G * o2h_i8_packed_bytes(p->F / p->G, o2h_conv_k(p));
 }
 
+/* Bounds over instruction sets: a 3x3 conv that some build runs by
+ * Winograd takes the larger of both forms. */
 size_t o2h_conv2d_s8_packed_size_max(const O2hConv2d *p)
 {
     if (o2h_is_depthwise(p))
         return o2h_dw_s8_packed_bytes_max(p);
-    return (size_t)p->G * o2h_i8_packed_bytes_max(p->F / p->G, o2h_conv_k(p));
+    size_t direct = (size_t)p->G * o2h_i8_packed_bytes_max(p->F / p->G, o2h_conv_k(p));
+    return o2h_i8w_fits(p) ? o2h_max_size(direct, o2h_i8w_packed_bytes_max(p)) : direct;
 }
 
 void o2h_conv2d_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, void *packed)
@@ -58,18 +66,25 @@ void o2h_conv2d_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias
         o2h_dw_s8_pack(p, w, bias, packed);
         return;
     }
+    if (o2h_i8w_use(p)) {
+        o2h_i8w_pack(p, w, bias, packed);
+        return;
+    }
     int fg = p->F / p->G, K = o2h_conv_k(p);
     size_t per = o2h_i8_packed_bytes(fg, K);
     for (int g = 0; g < p->G; g++)
         o2h_i8_pack(fg, K, w + (int64_t)g * fg * K, bias + (int64_t)g * fg, (char *)packed + (size_t)g * per);
 }
 
-/* Scratch of the packed entry: im2col matrix, then one pixel block. */
+/* Scratch of the packed entry: im2col matrix, then one pixel block (or
+ * Winograd's blocks); an upper bound over instruction sets, since the
+ * compiler computes it with its own build. */
 static size_t o2h_run_scratch(const O2hConv2d *p)
 {
     if (o2h_is_depthwise(p))
         return o2h_dw_s8_scratch(p);
-    return o2h_col_bytes(p) + o2h_i8_gemm_scratch(p->F / p->G, o2h_conv_k(p)) + 64;
+    size_t direct = o2h_col_bytes(p) + o2h_i8_gemm_scratch(p->F / p->G, o2h_conv_k(p)) + 64;
+    return o2h_i8w_fits(p) ? o2h_max_size(direct, o2h_i8w_scratch_max(p)) : direct;
 }
 
 size_t o2h_conv2d_s8_packed_scratch(const O2hConv2d *p)
@@ -77,13 +92,10 @@ size_t o2h_conv2d_s8_packed_scratch(const O2hConv2d *p)
     return o2h_run_scratch(p);
 }
 
-/* The unpacked entry packs into its scratch first; the size is an upper
- * bound over instruction sets (the compiler computes it with its own build). */
+/* The unpacked entry packs into its scratch first. */
 size_t o2h_conv2d_s8_scratch(const O2hConv2d *p)
 {
-    size_t packed = o2h_is_depthwise(p) ? o2h_dw_s8_packed_bytes_max(p)
-                                        : (size_t)p->G * o2h_i8_packed_bytes_max(p->F / p->G, o2h_conv_k(p));
-    return ((packed + 63) & ~(size_t)63) + o2h_run_scratch(p) + 64;
+    return ((o2h_conv2d_s8_packed_size_max(p) + 63) & ~(size_t)63) + o2h_run_scratch(p) + 64;
 }
 
 /* col[(c*KH + kh)*KW + kw][oh*WO + ow] for the channels of one group. */
@@ -151,6 +163,10 @@ void o2h_conv2d_s8_packed(const O2hConv2d *p, int32_t x_zero, const O2hRequant *
 {
     if (o2h_is_depthwise(p)) {
         o2h_dw_s8_run(p, x_zero, rq, x, packed, y, scratch);
+        return;
+    }
+    if (o2h_i8w_use(p)) {
+        o2h_i8w_run(p, x_zero, rq, x, packed, y, scratch);
         return;
     }
     int cg = p->C / p->G, fg = p->F / p->G, K = o2h_conv_k(p);

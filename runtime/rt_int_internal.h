@@ -265,6 +265,20 @@ size_t o2h_dw_s8_scratch(const O2hConv2d *p);
 void o2h_dw_s8_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x, const void *packed,
                    int8_t *y, void *scratch);
 
+/* 3x3 stride-1 pad-1 convs by integer Winograd F(2x2,3x3) (rt_int_wino.c):
+ * whether the geometry allows it (any instruction set), whether this build
+ * takes it, packed weights and scratch (this build's and the bounds over
+ * instruction sets), the packing and the run. */
+int o2h_i8w_fits(const O2hConv2d *p);
+int o2h_i8w_use(const O2hConv2d *p);
+size_t o2h_i8w_packed_bytes(const O2hConv2d *p);
+size_t o2h_i8w_packed_bytes_max(const O2hConv2d *p);
+size_t o2h_i8w_scratch(const O2hConv2d *p);
+size_t o2h_i8w_scratch_max(const O2hConv2d *p);
+void o2h_i8w_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, void *packed);
+void o2h_i8w_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x, const void *packed,
+                 int8_t *y, void *scratch);
+
 /* y[j] = clamp(zero + rq(acc[j], M, sh), lo, hi) for j < n, channel ch of rq. */
 void o2h_i8_requant_row(const int32_t *acc, int n, const O2hRequant *rq, int ch, int8_t *y);
 

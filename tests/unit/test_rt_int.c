@@ -7,6 +7,7 @@
  * depthwise, pointwise, tails of the 4-channel and pixel tiles), and the
  * requantization primitive over its edge cases with a 128-bit reference. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -302,6 +303,23 @@ static int64_t ref_conv_acc(const O2hConv2d *p, int32_t zx, const int32_t *x, co
     return acc;
 }
 
+/* Fill of conv_case's operands: random, or extremes (int8 inputs, weights
+ * and zero points only -128 and 127 in random mixes; all -128, the largest
+ * positive sums; inputs -128 against weights 127, the largest negative),
+ * and the output clamp of a ReLU (lo = zero) or the int8 range. */
+enum { FILL_RANDOM, FILL_EXTREME, FILL_MAX, FILL_MIN };
+static int conv_fill = FILL_RANDOM, conv_relu;
+
+static int32_t fill_val(int32_t lo, int32_t hi, int32_t want)
+{
+    switch (conv_fill) {
+    case FILL_EXTREME: return rnd() & 1 ? 127 : -128;
+    case FILL_MAX: return -128;
+    case FILL_MIN: return want;
+    default: return rnd_in(lo, hi);
+    }
+}
+
 static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, int P, int G, int wide)
 {
     O2hConv2d p = {.N = N, .C = C, .H = H, .W = W, .F = F, .KH = K, .KW = K, .SH = S, .SW = S,
@@ -315,16 +333,21 @@ static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, in
     int32_t lo = wide ? -2048 : -128, hi = wide ? 2047 : 127, zx = wide ? 0 : rnd_in(-20, 20);
     int32_t xr = wide ? 2048 : 128;
     for (size_t i = 0; i < nx; i++)
-        xi[i] = rnd_in(-xr, xr - 1);
+        xi[i] = wide ? rnd_in(-xr, xr - 1) : fill_val(-xr, xr - 1, -128);
     for (size_t i = 0; i < nw; i++)
-        wi[i] = rnd_in(wide ? -2047 : -127, wide ? 2047 : 127);
+        wi[i] = wide ? rnd_in(-2047, 2047) : fill_val(-127, 127, 127);
+    if (!wide && conv_fill != FILL_RANDOM)
+        zx = conv_fill == FILL_EXTREME ? (rnd() & 1 ? 127 : -128) : conv_fill == FILL_MAX ? 127 : -128;
     for (int f = 0; f < F; f++) {
         bq[f] = rnd_in(-5000, 5000);
         mult[f] = (int32_t)((1u << 30) + (rnd() % (1u << 30)));
         shift[f] = (uint8_t)(wide ? 42 + f % 3 : 38 + f % 3);
     }
     int per_tensor = F % 2;   /* odd channel counts exercise one multiplier for all */
-    O2hRequant rq = {per_tensor ? 1 : F, mult, shift, wide ? 3 : -5, lo + 10, hi};
+    O2hRequant rq = {per_tensor ? 1 : F, mult, shift, wide ? 3 : -5, conv_relu ? (wide ? 3 : -5) : lo + 10, hi};
+    if (!wide && conv_fill != FILL_RANDOM)   /* sums up to 9 C 2^15: shifts that keep outputs in range */
+        for (int f = 0; f < F; f++)
+            shift[f] = (uint8_t)(46 + f % 3);
     int bad = 0;
     if (!wide) {
         int8_t *x = malloc(nx), *w = malloc(nw), *y = malloc(ny);
@@ -472,6 +495,44 @@ static void test_conv(void)
         conv_case(1, 40, 9, 7, 19, 1, 1, 1, 0, 1, wide);   /* pointwise: ragged pixel and channel tiles */
         conv_case(1, 13, 12, 12, 24, 3, 1, 1, 1, 1, wide); /* K = 117 (not a multiple of 4) */
     }
+}
+
+/* 3x3 stride-1 convs that the pair-product kinds run by integer Winograd:
+ * the same integers as the reference, on odd planes (last tile row and
+ * column half outside), odd channel counts (a pair with one channel), per
+ * tensor (odd F) and per channel multipliers, ReLU clamps, several blocks
+ * of tile rows, batches, and extreme operands where the transformed sums
+ * wrap modulo 2^32 on the way (C = 512) but the result does not. */
+int o2h_i8w_use(const O2hConv2d *p);   /* internal: counts the cases it takes */
+
+static int wino_taken(int C, int H, int W, int F)
+{
+    O2hConv2d p = {.N = 1, .C = C, .H = H, .W = W, .F = F, .KH = 3, .KW = 3, .SH = 1, .SW = 1, .DH = 1,
+                   .DW = 1, .PT = 1, .PL = 1, .PB = 1, .PR = 1, .G = 1, .HO = H, .WO = W};
+    return o2h_i8w_use(&p);
+}
+
+static void test_conv_wino(void)
+{
+    static const int shapes[][5] = {
+        {1, 16, 7, 7, 16},   {1, 17, 14, 13, 19}, {2, 32, 9, 11, 24}, {1, 64, 56, 56, 64}, {1, 24, 28, 28, 33},
+        {1, 48, 16, 40, 8 + 9}, {1, 512, 7, 7, 16}, {1, 256, 14, 14, 24}, {1, 21, 1, 61, 20}, {1, 18, 61, 1, 18},
+    };
+    int n = (int)(sizeof shapes / sizeof shapes[0]), taken = 0;
+    for (int fill = FILL_RANDOM; fill <= FILL_MIN; fill++)
+        for (int relu = 0; relu < 2; relu++)
+            for (int i = 0; i < n; i++) {
+                const int *s = shapes[i];
+                if (fill != FILL_RANDOM && s[1] * s[2] * s[3] * s[4] > 600000)
+                    continue;   /* the large planes once per clamp */
+                conv_fill = fill;
+                conv_relu = relu;
+                conv_case(s[0], s[1], s[2], s[3], s[4], 3, 1, 1, 1, 1, 0);
+                taken += wino_taken(s[1], s[2], s[3], s[4]);
+            }
+    conv_fill = FILL_RANDOM;
+    conv_relu = 0;
+    printf("int8 3x3 convs by Winograd: %d cases\n", taken);
 }
 
 /* requantization of whole rows (the vector paths) over every shift, large
@@ -672,6 +733,7 @@ int main(void)
     test_eltwise();
     test_mul_rows();
     test_conv();
+    test_conv_wino();
     test_requant_rows();
     test_fc();
     test_pools();

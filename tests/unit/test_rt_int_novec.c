@@ -9,5 +9,6 @@
 #include "../../runtime/rt_int_pool.c"
 #include "../../runtime/rt_int_requant.c"
 #include "../../runtime/rt_int_wide.c"
+#include "../../runtime/rt_int_wino.c"
 
 #include "test_rt_int.c"
