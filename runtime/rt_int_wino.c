@@ -31,9 +31,15 @@
 #endif
 
 #define O2H_I8W_MAX_C 3640               /* 4 * 9 * C * 2^14 < 2^31 */
+#ifndef O2H_I8W_VBUDGET
 #define O2H_I8W_VBUDGET (256 * 1024)     /* bytes of transformed input per block */
+#endif
+/* Where it wins (ResNet-18 at x86-64-v3): 56x56 and 28x28 planes take half
+ * and two thirds of the direct path's time; on 14x14 and 7x7 planes a few
+ * tiles per product leave the registers half used against 16/9 times the
+ * weight bytes, and the direct path is as fast or faster. */
 #ifndef O2H_I8W_MIN_PIX
-#define O2H_I8W_MIN_PIX 49
+#define O2H_I8W_MIN_PIX 400
 #endif
 #ifndef O2H_I8W_MIN_C
 #define O2H_I8W_MIN_C 16
@@ -60,8 +66,9 @@ typedef struct {
     int tw, th;           /* tiles per row, tile rows */
     int cp, fp;           /* channels rounded to pairs, filters to MR */
     int rows;             /* tile rows per block */
+    int mr;
     int ntp;              /* tiles per block rounded up to VL */
-    size_t per_e;         /* bytes of one position's packed U */
+    size_t per_e;         /* bytes of one packed panel: MR filters, one position */
     size_t v_bytes, m_bytes, row_bytes;
 } O2hI8wGeom;
 
@@ -71,11 +78,12 @@ static void o2h_i8w_geom(const O2hConv2d *p, int vl, int mr, O2hI8wGeom *g)
     g->th = (p->H + 1) / 2;
     g->cp = (p->C + 1) / 2 * 2;
     g->fp = (p->F + mr - 1) / mr * mr;
+    g->mr = mr;
     size_t per_row = (size_t)32 * g->cp * g->tw;
     g->rows = (int)(O2H_I8W_VBUDGET / per_row);
     g->rows = g->rows < 1 ? 1 : g->rows > g->th ? g->th : g->rows;
     g->ntp = (g->rows * g->tw + vl - 1) / vl * vl;
-    g->per_e = ((size_t)g->fp * g->cp * 2 + 63) & ~(size_t)63;
+    g->per_e = (size_t)mr * g->cp * 2;
     g->v_bytes = ((size_t)16 * g->cp * g->ntp * 2 + 63) & ~(size_t)63;
     g->m_bytes = ((size_t)16 * mr * g->ntp * 4 + 63) & ~(size_t)63;
     /* 4 input rows of even and odd pairs (tw + 1 each, one vector over),
@@ -85,7 +93,7 @@ static void o2h_i8w_geom(const O2hConv2d *p, int vl, int mr, O2hI8wGeom *g)
 
 static size_t o2h_i8w_packed_of(const O2hI8wGeom *g)
 {
-    return 16 * g->per_e + (size_t)g->fp * 4;
+    return 16 * g->per_e * (g->fp / g->mr) + (size_t)g->fp * 4;
 }
 
 static size_t o2h_i8w_scratch_of(const O2hI8wGeom *g)
@@ -146,23 +154,25 @@ static void o2h_i8w_filter(const int8_t *g, int32_t u[16])
     }
 }
 
-/* Packed: per position e, ceil(F/MR) panels of [C/2][MR][2] int16 (zero
- * beyond C and F), then the int32 biases of fp rows. */
+/* Packed: per MR filters, per position e, a panel of [C/2][MR][2] int16
+ * (zero beyond C and F; the 16 panels of a product run are one stream),
+ * then the int32 biases of fp rows. */
 void o2h_i8w_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, void *packed)
 {
     O2hI8wGeom g;
     o2h_i8w_geom(p, WVL, WMR, &g);
     unsigned char *out = packed;
-    memset(out, 0, 16 * g.per_e);
+    size_t wb = 16 * g.per_e * (g.fp / WMR);
+    memset(out, 0, wb);
     for (int f = 0; f < p->F; f++)
         for (int c = 0; c < p->C; c++) {
             int32_t u[16];
             o2h_i8w_filter(w + ((size_t)f * p->C + c) * 9, u);
-            size_t at = (((size_t)(f / WMR) * (g.cp / 2) + c / 2) * WMR + f % WMR) * 2 + c % 2;
+            size_t at = ((size_t)(c / 2) * WMR + f % WMR) * 2 + c % 2;
             for (int e = 0; e < 16; e++)
-                memcpy(out + e * g.per_e + at * 2, &(int16_t){(int16_t)u[e]}, 2);
+                memcpy(out + ((size_t)(f / WMR) * 16 + e) * g.per_e + at * 2, &(int16_t){(int16_t)u[e]}, 2);
         }
-    int32_t *b = (int32_t *)(void *)(out + 16 * g.per_e);
+    int32_t *b = (int32_t *)(void *)(out + wb);
     for (int f = 0; f < g.fp; f++)
         b[f] = f < p->F ? bias[f] : 0;
 }
@@ -316,7 +326,7 @@ static void o2h_i8w_products(const O2hI8wGeom *g, const unsigned char *wp, int f
     size_t vs_e = (size_t)g->cp * g->ntp;
     int kg = g->cp / 2;
     for (int e = 0; e < 16; e++) {
-        const unsigned char *w = wp + e * g->per_e + (size_t)f0 * g->cp * 2;
+        const unsigned char *w = wp + ((size_t)(f0 / WMR) * 16 + e) * g->per_e;
         const unsigned char *b = (const unsigned char *)(v + e * vs_e);
         int32_t *me = m + (size_t)e * WMR * g->ntp;
         for (int t0 = 0; t0 < g->ntp; t0 += WNV * WVL) {
@@ -414,7 +424,7 @@ void o2h_i8w_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const
     O2hI8wGeom g;
     o2h_i8w_geom(p, WVL, WMR, &g);
     const unsigned char *wp = packed;
-    const int32_t *bias = (const int32_t *)(const void *)(wp + 16 * g.per_e);
+    const int32_t *bias = (const int32_t *)(const void *)(wp + 16 * g.per_e * (g.fp / WMR));
     int16_t *v = o2h_i_align64(scratch);
     int32_t *m = o2h_i_align64((char *)v + g.v_bytes);
     int16_t *rows = o2h_i_align64((char *)m + g.m_bytes);
