@@ -312,7 +312,7 @@ static void test_depthwise_rows(void)
 
 /* 3x3 stride 1 on rows wider than a vector: the rows-as-vectors kernel
  * (AVX-512: W > 16, two output rows at a time, rows of two vectors apart;
- * AVX: W > 8), rows of whole and partial vectors and of less than one,
+ * AVX: W > 8, taps as loads masked at the row's ends), rows of whole and partial vectors and of less than one,
  * odd and even row counts, left
  * pad 0 and 1, top pads 0 to 2, right pads wider than needed, batches (the
  * last plane goes through scratch). */
@@ -331,6 +331,11 @@ static void test_depthwise_vrows(void)
         {2, 5, 28, 28, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},     /* rows of two vectors */
         {1, 3, 9, 32, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      /* W = WO = 32 */
         {1, 3, 8, 31, 3, 3, 3, 1, 1, 1, 1, 2, 0, 0, 2, 3},      /* W = 31, top pad 2 */
+        {2, 3, 5, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 3},       /* AVX: WO = 8, one vector */
+        {2, 3, 6, 10, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 3},      /* AVX: WO = 8, left pad 0 */
+        {1, 3, 5, 9, 3, 3, 3, 1, 1, 1, 1, 1, 0, 1, 1, 3},       /* AVX: WO = 8 from 9, TF pads */
+        {1, 4, 7, 16, 4, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1, 4},      /* AVX: WO = 15, TF pads */
+        {2, 3, 5, 24, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      /* AVX: three vectors */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-vrows", &cs[i]);
