@@ -345,7 +345,8 @@ static void test_depthwise_vrows(void)
 }
 
 /* 3x3 stride 2 on inputs wider than 16 with outputs over half a vector:
- * the stride-2 rows-as-vectors kernel; odd and even widths (the last odd
+ * the stride-2 rows-as-vectors kernel (AVX: inputs wider than 8, taps
+ * from pairs of loads, masked at the row's ends); odd and even widths (the last odd
  * column read past a vector pair), left pad 0 (TF) and 1, top pads 0 to 2,
  * rows of one and two output vectors (16 and 32 wide) and wider, batches. */
 static void test_depthwise_vrows_s2(void)
@@ -362,6 +363,13 @@ static void test_depthwise_vrows_s2(void)
         {1, 3, 7, 64, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},      /* WO = 32 from 64 */
         {1, 3, 7, 65, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},      /* WO = 33 */
         {1, 3, 7, 66, 3, 3, 3, 2, 2, 1, 1, 1, 0, 1, 0, 3},      /* WO = 32 from 66 */
+        {2, 3, 14, 14, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},     /* AVX: one vector, 14 -> 7 */
+        {1, 3, 14, 14, 3, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 3},     /* 14 -> 7, TF pads */
+        {2, 2, 9, 9, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},       /* AVX: W = 9 */
+        {1, 2, 7, 10, 2, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1, 2},      /* W = 10, left pad 0 */
+        {1, 3, 11, 41, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},     /* AVX: three vectors */
+        {1, 3, 7, 25, 3, 3, 3, 2, 2, 1, 1, 1, 0, 1, 2, 3},      /* 2*WO = W + 1, left pad 0 */
+        {1, 3, 7, 27, 3, 3, 3, 2, 2, 1, 1, 1, 0, 1, 2, 3},
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-vrows-s2", &cs[i]);
