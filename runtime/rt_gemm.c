@@ -14,21 +14,9 @@
 
 #include <math.h>
 
-/* K rows per block. AVX2's 16-column B tile of 512 rows is 32 KB, still
- * within L1, and the K of most pointwise convs (up to 512) is then one
- * block: no partial sums stored to C and read back (MobileNetV1 pointwise
- * -4% at x86-64-v3). AVX-512's 48-column tile would not fit: 256. */
 #ifndef O2H_KC
-#if O2H_VEC && O2H_VL == 8
-#define O2H_KC 512
-#else
 #define O2H_KC 256
 #endif
-#endif
-/* K rows of one running sum; a K block of more is summed as chains of
- * this many added together (a longer single chain rounds more, and the
- * Winograd output transform magnifies that). */
-#define O2H_KCHAIN 256
 /* K steps ahead at which the A panel is prefetched. */
 #ifndef O2H_PREFETCH_K
 #define O2H_PREFETCH_K 32
@@ -155,10 +143,10 @@ static void o2h_tile_store_scalar(const float *t, const O2hTilePos *tp, const O2
 #define O2H_UNROLL
 #endif
 
-/* acc[r][v] = sum over k < kc of a[k][r] * b[k][v*VL..], one running sum */
-O2H_INLINE void o2h_ukernel_chain(int mrv, int nvv, int kc, const float *restrict a,
-                                  const float *restrict b, ptrdiff_t ldb,
-                                  o2h_vf acc[O2H_MR][O2H_NV])
+/* acc[r][v] = sum over k < kc of a[k][r] * b[k][v*VL..] */
+O2H_INLINE void o2h_ukernel(int mrv, int nvv, int kc, const float *restrict a,
+                            const float *restrict b, ptrdiff_t ldb,
+                            o2h_vf acc[O2H_MR][O2H_NV])
 {
     O2H_UNROLL for (int r = 0; r < mrv; r++)
         O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] = (o2h_vf){0};
@@ -175,25 +163,6 @@ O2H_INLINE void o2h_ukernel_chain(int mrv, int nvv, int kc, const float *restric
         a += O2H_MR;
         b += ldb;
     }
-}
-
-/* The same sum as chains of at most KCHAIN k added up (their partial sums
- * wait on the stack, in L1, while the next chain has the registers). */
-O2H_INLINE void o2h_ukernel(int mrv, int nvv, int kc, const float *restrict a,
-                            const float *restrict b, ptrdiff_t ldb,
-                            o2h_vf acc[O2H_MR][O2H_NV])
-{
-    o2h_ukernel_chain(mrv, nvv, o2h_mini(kc, O2H_KCHAIN), a, b, ldb, acc);
-#if O2H_KC > O2H_KCHAIN
-    for (int k0 = O2H_KCHAIN; k0 < kc; k0 += O2H_KCHAIN) {
-        o2h_vf part[O2H_MR][O2H_NV];
-        memset(part, 0, sizeof part);   /* rows past mrv: quiets -Wmaybe-uninitialized */
-        o2h_ukernel_chain(mrv, nvv, o2h_mini(kc - k0, O2H_KCHAIN), a + (size_t)k0 * O2H_MR,
-                          b + (ptrdiff_t)k0 * ldb, ldb, part);
-        O2H_UNROLL for (int r = 0; r < mrv; r++)
-            O2H_UNROLL for (int v = 0; v < nvv; v++) acc[r][v] += part[r][v];
-    }
-#endif
 }
 
 /* The in-register activations over a whole tile, the kind switched on once
@@ -402,7 +371,7 @@ O2H_INLINE void o2h_cols_chain(int np, int nc, int k0, int k1, int kc, const flo
 }
 
 /* Tail tile (tp->i0, tp->j0) and the next np - 1 row panels (all full
- * when np > 1), summed in chains of KCHAIN as the tiles are. */
+ * when np > 1). */
 O2H_INLINE void o2h_cols_run(int np, int nc, int kc, const float *restrict a, size_t ast,
                              const float *restrict b, ptrdiff_t ldb, const O2hTilePos *tp,
                              const O2hTileEpi *ep)
@@ -412,8 +381,7 @@ O2H_INLINE void o2h_cols_run(int np, int nc, int kc, const float *restrict a, si
     for (int q = 0; q < np; q++)
         for (int j = 0; j < nc; j++)
             acc[q][j] = (o2h_vm){0};
-    for (int k0 = 0; k0 < kc; k0 += O2H_KCHAIN)
-        o2h_cols_chain(np, nc, k0, o2h_mini(kc, k0 + O2H_KCHAIN), kc, a, ast, b, ldb, acc);
+    o2h_cols_chain(np, nc, 0, kc, kc, a, ast, b, ldb, acc);
     for (int q = 0; q < np; q++) {
         O2hTilePos tq = *tp;
         tq.i0 = tp->i0 + q * O2H_MR;
@@ -795,14 +763,14 @@ O2H_INLINE void o2h_gemv_block(int k0, int k1, const float *restrict a, const fl
 }
 
 /* t[0..NR) = sum over k of a[k] * panel[k][0..NR): the panel read once as
- * one stream, summed in chains of KCHAIN as the tiles are (a single running
+ * one stream, summed in blocks of KC as the tiles are (a single running
  * sum over a long K would round more). */
 static void o2h_gemv_panel(int K, const float *restrict a, const float *restrict bp, float *t)
 {
     o2h_vf s[O2H_NV];
     O2H_UNROLL for (int v = 0; v < O2H_NV; v++) s[v] = (o2h_vf){0};
-    for (int k0 = 0; k0 < K; k0 += O2H_KCHAIN)
-        o2h_gemv_block(k0, o2h_mini(K, k0 + O2H_KCHAIN), a, bp, s);
+    for (int k0 = 0; k0 < K; k0 += O2H_KC)
+        o2h_gemv_block(k0, o2h_mini(K, k0 + O2H_KC), a, bp, s);
     O2H_UNROLL for (int v = 0; v < O2H_NV; v++) o2h_vstore(t + v * O2H_VL, s[v]);
 }
 
