@@ -317,7 +317,7 @@ static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t l
  * accumulator per column. */
 #if O2H_MR == 8 || O2H_MR == 6 || O2H_MR == 4
 #define O2H_TAIL_COLS 4
-/* Row panels summed at once by the grouped tail (see o2h_cols_chain). */
+/* Row panels summed at once by the grouped tail (o2h_tile_cols_panels). */
 #define O2H_TAIL_PANELS 4
 /* Lanes of a panel row: MR, or 8 for AVX2's 6 rows. */
 #define O2H_TAIL_LANES (O2H_MR == 6 ? 8 : O2H_MR)
@@ -349,29 +349,9 @@ O2H_INLINE void o2h_cols_step(int np, int nc, int k, int last, const float *rest
     }
 }
 
-/* acc += one running sum over rows [k0, k1) of np panels' kc: one
- * accumulator per (panel, column), enough independent FMA chains to hide
- * their latency where one panel alone has nc. */
-O2H_INLINE void o2h_cols_chain(int np, int nc, int k0, int k1, int kc, const float *restrict a,
-                               size_t ast, const float *restrict b, ptrdiff_t ldb,
-                               o2h_vm acc[O2H_TAIL_PANELS][O2H_TAIL_COLS])
-{
-    o2h_vm c[O2H_TAIL_PANELS][O2H_TAIL_COLS];
-    int kf = k1 < kc ? k1 : kc - 1;
-    for (int q = 0; q < np; q++)
-        for (int j = 0; j < nc; j++)
-            c[q][j] = (o2h_vm){0};
-    for (int k = k0; k < kf; k++)
-        o2h_cols_step(np, nc, k, 0, a, ast, b, ldb, c);
-    if (k1 == kc)
-        o2h_cols_step(np, nc, kc - 1, 1, a, ast, b, ldb, c);
-    for (int q = 0; q < np; q++)
-        for (int j = 0; j < nc; j++)
-            acc[q][j] += c[q][j];
-}
-
 /* Tail tile (tp->i0, tp->j0) and the next np - 1 row panels (all full
- * when np > 1). */
+ * when np > 1): one accumulator per (panel, column), enough independent
+ * FMA chains to hide their latency where one panel alone has nc. */
 O2H_INLINE void o2h_cols_run(int np, int nc, int kc, const float *restrict a, size_t ast,
                              const float *restrict b, ptrdiff_t ldb, const O2hTilePos *tp,
                              const O2hTileEpi *ep)
@@ -381,7 +361,9 @@ O2H_INLINE void o2h_cols_run(int np, int nc, int kc, const float *restrict a, si
     for (int q = 0; q < np; q++)
         for (int j = 0; j < nc; j++)
             acc[q][j] = (o2h_vm){0};
-    o2h_cols_chain(np, nc, 0, kc, kc, a, ast, b, ldb, acc);
+    for (int k = 0; k < kc - 1; k++)
+        o2h_cols_step(np, nc, k, 0, a, ast, b, ldb, acc);
+    o2h_cols_step(np, nc, kc - 1, 1, a, ast, b, ldb, acc);
     for (int q = 0; q < np; q++) {
         O2hTilePos tq = *tp;
         tq.i0 = tp->i0 + q * O2H_MR;
