@@ -1497,13 +1497,16 @@ static int o2h_dwm2_ok(const O2hConv2d *p)
 #define O2H_DWM2_EVEN(a, b) ((o2h_vf)_mm256_shuffle_ps((__m256)(a), (__m256)(b), 0x88))
 #define O2H_DWM2_ODD(a, b) ((o2h_vf)_mm256_shuffle_ps((__m256)(a), (__m256)(b), 0xdd))
 
+/* Input columns, relative to 2c - pl, of the four loads of a filter row. */
+static const int o2h_dwm2_jo[4] = {0, 8, 2, 10};
+
 /* Output vector (oh, c) from rows r[3] (at input column 2c - pl); mk bit
  * j (constant after inlining): the load at jo[j] (0, 8, 2, 10) goes
  * through m[j]. */
 O2H_INLINE void o2h_dwm2_vec(const O2hDwr *g, int mk, const o2h_vi *m, const float *const *r,
                              const o2h_vf *wt, float b, size_t o, float *y)
 {
-    static const int jo[4] = {0, 8, 2, 10};
+    const int *jo = o2h_dwm2_jo;
     o2h_vf acc = o2h_vset1(b), acc2 = (o2h_vf){0};
     for (int kh = 0; kh < 3; kh++) {
         o2h_vf v[4], t[3];
@@ -1529,7 +1532,7 @@ O2H_INLINE void o2h_dwm2_vec(const O2hDwr *g, int mk, const o2h_vi *m, const flo
  * second vectors of the last (want 1, 10 and, for a single vector, 11). */
 O2H_INLINE int o2h_dwm2_masks(int c, int pl, int w, int want, o2h_vi *m)
 {
-    static const int jo[4] = {0, 8, 2, 10};
+    const int *jo = o2h_dwm2_jo;
     int need = 0;
     for (int j = 0; j < 4; j++) {
         int e = 2 * c - pl + jo[j];
