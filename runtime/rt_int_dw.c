@@ -140,10 +140,26 @@ size_t o2h_dw_s8_scratch(const O2hConv2d *p)
     int n = o2h_dw_chunk(p);
     O2hConv2d q = o2h_dw_chunk_desc(p, n);
     size_t f = ((size_t)n * ((size_t)p->H * p->W + (size_t)p->HO * p->WO) + 32) * 4 +
-               o2h_conv2d_dw_scratch_bound(&q) * 4 + (size_t)p->HO * p->WO * 4 + 256;
+               o2h_conv2d_dw_scratch_bound(&q) * 4 + 192;
     size_t v = 160 * 64 + (size_t)(p->H + p->PT + p->PB) * (p->W + p->PL + p->PR) +
                (size_t)16 * p->SH * (p->W + p->PL + p->PR) + 512;
     return f > v ? f : v;
+}
+
+/* y[i] = requant((int32)s[i] + b), i < n, in pieces whose int32 sums stay
+ * in L1 between the conversion and the requantization (a whole plane of
+ * them, 50 KB at 112x112, would not). */
+#define O2H_DW_PIECE 512
+
+static void o2h_dw_requant(const float *s, int32_t b, size_t n, const O2hRqc *c, int8_t *y)
+{
+    int32_t acc[O2H_DW_PIECE];
+    for (size_t i0 = 0; i0 < n; i0 += O2H_DW_PIECE) {
+        int m = n - i0 < O2H_DW_PIECE ? (int)(n - i0) : O2H_DW_PIECE;
+        for (int i = 0; i < m; i++)
+            acc[i] = (int32_t)((uint32_t)(int32_t)s[i0 + i] + (uint32_t)b);
+        o2h_rq_row(acc, m, c, y + i0);
+    }
 }
 
 /* Channels [c0, c0 + n) of image nn through the float depthwise kernel. */
@@ -154,20 +170,16 @@ static void o2h_dw_exact_chunk(const O2hConv2d *p, int32_t x_zero, const O2hRequ
     size_t hw = (size_t)p->H * p->W, hwo = (size_t)p->HO * p->WO;
     float *yf = o2h_i_align64(xf + (size_t)n * hw);
     float *fs = o2h_i_align64(yf + (size_t)n * hwo);
-    int32_t *acc = o2h_i_align64(fs + o2h_conv2d_dw_scratch_bound(&q));
     const int32_t *bias = (const int32_t *)(const void *)((const char *)packed + o2h_dw_wbytes(p));
     const int32_t *sum = bias + p->C;
     for (size_t i = 0; i < (size_t)n * hw; i++)
         xf[i] = (float)(x[i] - x_zero);
     o2h_conv2d_f32(&q, xf, (const float *)packed + (size_t)c0 * p->KH * p->KW, NULL, NULL, yf, fs);
     for (int c = 0; c < n; c++) {
-        const float *s = yf + (size_t)c * hwo;
         int32_t b = (int32_t)((uint32_t)bias[c0 + c] + (uint32_t)x_zero * (uint32_t)sum[c0 + c]);
         O2hRqc rc;
-        for (size_t i = 0; i < hwo; i++)
-            acc[i] = (int32_t)s[i] + b;
         o2h_rqc_init(rq, c0 + c, &rc);
-        o2h_rq_row(acc, (int)hwo, &rc, y + (size_t)c * hwo);
+        o2h_dw_requant(yf + (size_t)c * hwo, b, hwo, &rc, y + (size_t)c * hwo);
     }
 }
 

@@ -82,9 +82,13 @@ void o2h_i8_pack(int F, int K, const int8_t *w, const int32_t *bias, void *packe
 
 /* ------------------------------------------------ pixel blocks */
 
+/* bytes of one channel's vector constants (O2hRqv) in any build */
+#define O2H_RQV_BYTES_MAX 512
+
 size_t o2h_i8_gemm_scratch(int F, int K)
 {
-    return (size_t)F * sizeof(O2hRqc) + 64 + ((size_t)K + O2H_I8_G_MAX) * O2H_I8_BLOCK_MAX + 64;
+    return (size_t)F * (sizeof(O2hRqc) + O2H_RQV_BYTES_MAX) + 128 + ((size_t)K + O2H_I8_G_MAX) * O2H_I8_BLOCK_MAX +
+           64;
 }
 
 #if O2H_I8 != O2H_I8_PLAIN
@@ -224,19 +228,20 @@ typedef struct {
     int64_t ldy;
     int np, rows;
     const O2hRqc *rqc;
+    const O2hRqv *rqv;       /* the same constants in vectors (where rqv_ok) */
     int rq_step;             /* 1 per channel, 0 per tensor */
 } O2hI8Out;
 
+_Static_assert(sizeof(O2hRqv) <= O2H_RQV_BYTES_MAX, "O2H_RQV_BYTES_MAX too small");
+
 /* Row r of a finished tile: requantized in registers where the vector
  * form applies, stored straight to y when the tile is full. */
-O2H_I_INLINE void o2h_i8_row_out(int nv, o2h_iacc *acc, const O2hRqc *c, int8_t *y, int np)
+O2H_I_INLINE void o2h_i8_row_out(int nv, o2h_iacc *acc, const O2hRqc *c, const O2hRqv *v, int8_t *y, int np)
 {
     int8_t buf[O2H_I8_TW];
     int8_t *d = np == nv * O2H_I8_VL ? y : buf;
     if (o2h_rqv_ok(c)) {
-        O2hRqv v;
-        o2h_rqv_init(c, &v);
-        O2H_I_UNROLL for (int i = 0; i < nv; i++) o2h_rqv_store(acc[i], &v, d + i * O2H_I8_VL);
+        o2h_rqv_store_nv(acc, nv, v, d);
     } else {
         int32_t t[O2H_I8_TW];
         O2H_I_UNROLL for (int i = 0; i < nv; i++) O2H_ISTORE(t + i * O2H_I8_VL, acc[i]);
@@ -267,7 +272,7 @@ O2H_I_INLINE void o2h_i8_tile(int nv, int kg, const unsigned char *restrict b, c
         w += O2H_I8_MR * O2H_I8_G * O2H_I8_ES;
     }
     O2H_I_UNROLL for (int r = 0; r < O2H_I8_MR; r++) if (r < o->rows)
-        o2h_i8_row_out(nv, acc[r], o->rqc + r * o->rq_step, o->y + r * o->ldy, o->np);
+        o2h_i8_row_out(nv, acc[r], o->rqc + r * o->rq_step, o->rqv + r * o->rq_step, o->y + r * o->ldy, o->np);
 }
 
 static void o2h_i8_tile_nv(int nv, int kg, const unsigned char *b, const unsigned char *w, const int32_t *bias,
@@ -292,16 +297,21 @@ void o2h_i8_gemm(const O2hI8Gemm *g)
     const int32_t *bias = (const int32_t *)(const void *)(wp + o2h_i8_wbytes(g->F, g->K, MR, G, ES));
     int kg = (g->K + G - 1) / G, per_ch = g->rq->n > 1;
     O2hRqc *rqc = o2h_i_align64(g->blk);
-    unsigned char *blk = o2h_i_align64(rqc + g->F);
-    for (int f = 0; f < (per_ch ? g->F : 1); f++)
+    O2hRqv *rqv = o2h_i_align64(rqc + g->F);
+    unsigned char *blk = o2h_i_align64(rqv + g->F);
+    /* the vector constants once per call, not once per tile row */
+    for (int f = 0; f < (per_ch ? g->F : 1); f++) {
         o2h_rqc_init(g->rq, g->ch0 + f, &rqc[f]);
+        if (o2h_rqv_ok(&rqc[f]))
+            o2h_rqv_init(&rqc[f], &rqv[f]);
+    }
     for (int p0 = 0; p0 < g->P; p0 += O2H_I8_TW) {
         int np = g->P - p0 < O2H_I8_TW ? g->P - p0 : O2H_I8_TW;
         int nv = (np + O2H_I8_VL - 1) / O2H_I8_VL;
         o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, nv * O2H_I8_VL, blk);
         for (int f0 = 0; f0 < g->F; f0 += MR) {
             O2hI8Out o = {g->y + (int64_t)f0 * g->ldy + p0, g->ldy, np, g->F - f0 < MR ? g->F - f0 : MR,
-                          rqc + (per_ch ? f0 : 0), per_ch};
+                          rqc + (per_ch ? f0 : 0), rqv + (per_ch ? f0 : 0), per_ch};
             o2h_i8_tile_nv(nv, kg, blk, wp + (size_t)f0 * kg * G * ES, bias + f0, &o);
         }
     }

@@ -34,24 +34,33 @@ void o2h_rqc_init(const O2hRequant *rq, int ch, O2hRqc *c)
     }
 }
 
-void o2h_rq_row(const int32_t *acc, int n, const O2hRqc *c, int8_t *y)
+/* Whole vectors of acc, O2H_RQ_NB at a time (AVX2 narrows four vectors
+ * together), then one at a time; returns the count done. */
+static int o2h_rq_vecs(const int32_t *acc, int n, const O2hRqc *c, int8_t *y)
 {
     int j = 0;
 #if defined(O2H_RQ_VL)
-    if (o2h_rqv_ok(c)) {
-        O2hRqv v;
-        o2h_rqv_init(c, &v);
-        for (; j + O2H_RQ_VL <= n; j += O2H_RQ_VL) {
-#if O2H_RQ_VL == 16
-            o2h_rqv_store(_mm512_loadu_si512(acc + j), &v, y + j);
-#elif O2H_RQ_VL == 8
-            o2h_rqv_store(_mm256_loadu_si256((const __m256i *)(const void *)(acc + j)), &v, y + j);
-#else
-            o2h_rqv_store(vld1q_s32(acc + j), &v, y + j);
-#endif
-        }
+    enum { VL = O2H_RQ_VL, NB = O2H_RQ_NB };
+    O2hRqv v;
+    o2h_rqacc q[NB];
+    o2h_rqv_init(c, &v);
+    for (; j + NB * VL <= n; j += NB * VL) {
+        for (int i = 0; i < NB; i++)
+            q[i] = O2H_RQ_LOAD(acc + j + i * VL);
+        o2h_rqv_store_nv(q, NB, &v, y + j);
     }
+    for (; j + VL <= n; j += VL) {
+        q[0] = O2H_RQ_LOAD(acc + j);
+        o2h_rqv_store_nv(q, 1, &v, y + j);
+    }
+#else
+    (void)acc, (void)n, (void)c, (void)y;
 #endif
-    for (; j < n; j++)
+    return j;
+}
+
+void o2h_rq_row(const int32_t *acc, int n, const O2hRqc *c, int8_t *y)
+{
+    for (int j = o2h_rqv_ok(c) ? o2h_rq_vecs(acc, n, c, y) : 0; j < n; j++)
         y[j] = o2h_rq_one(acc[j], c);
 }

@@ -53,6 +53,9 @@ O2H_I_INLINE int8_t o2h_rq_one(int32_t a, const O2hRqc *c)
 
 #if !defined(O2H_NO_VEC) && defined(__GNUC__) && defined(__AVX512F__)
 #define O2H_RQ_VL 16
+#define O2H_RQ_NB 1   /* vectors narrowed together */
+typedef __m512i o2h_rqacc;
+#define O2H_RQ_LOAD(p) _mm512_loadu_si512(p)
 typedef struct {
     __m512i lo_acc, hi_acc, m, rnd, zero, lo, hi;
     __m128i cnt;
@@ -103,10 +106,18 @@ O2H_I_INLINE void o2h_rqv_store(__m512i a, const O2hRqv *v, int8_t *y)
     _mm_storeu_si128((__m128i *)(void *)y, o2h_rqv(a, v));
 }
 
+O2H_I_INLINE void o2h_rqv_store_nv(const __m512i *a, int nv, const O2hRqv *v, int8_t *y)
+{
+    O2H_I_UNROLL for (int i = 0; i < nv; i++) o2h_rqv_store(a[i], v, y + 16 * i);
+}
+
 #elif !defined(O2H_NO_VEC) && defined(__GNUC__) && defined(__AVX2__)
 #define O2H_RQ_VL 8
+#define O2H_RQ_NB 4
+typedef __m256i o2h_rqacc;
+#define O2H_RQ_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 typedef struct {
-    __m256i lo_acc, hi_acc, m, lo, hi, zero2;
+    __m256i lo_acc, hi_acc, m, lo, hi, zero2, lo8, hi8;
     __m128i b, b32, s1;
     int clamp_acc, clamp_out;
 } O2hRqv;
@@ -119,6 +130,8 @@ O2H_I_INLINE void o2h_rqv_init(const O2hRqc *c, O2hRqv *v)
     v->m = _mm256_set1_epi64x(c->m);
     v->lo = _mm256_set1_epi32(c->lo);
     v->hi = _mm256_set1_epi32(c->hi);
+    v->lo8 = _mm256_set1_epi8((char)c->lo);
+    v->hi8 = _mm256_set1_epi8((char)c->hi);
     v->zero2 = _mm256_set1_epi32(1 + 2 * c->zero);
     v->b = _mm_cvtsi32_si128(b);
     v->b32 = _mm_cvtsi32_si128(32 - b);
@@ -127,30 +140,63 @@ O2H_I_INLINE void o2h_rqv_init(const O2hRqc *c, O2hRqv *v)
     v->clamp_out = c->clamp_out;
 }
 
-/* 8 accumulators -> 8 int32 outputs (sh >= 1): h = floor(acc * M / 2^b)
- * from the even/odd products, then ((h >> (s - 1)) + 1 + 2 zero) >> 1. */
-O2H_I_INLINE __m256i o2h_rqv32(__m256i a, const O2hRqv *v)
+/* 8 accumulators -> 8 int32 outputs before the output clamp (sh >= 1):
+ * h = floor(acc * M / 2^b) from the even/odd products, then
+ * ((h >> (s - 1)) + 1 + 2 zero) >> 1. */
+O2H_I_INLINE __m256i o2h_rqv32u(__m256i a, const O2hRqv *v)
 {
     if (v->clamp_acc)
         a = _mm256_min_epi32(_mm256_max_epi32(a, v->lo_acc), v->hi_acc);
     __m256i e = _mm256_srl_epi64(_mm256_mul_epi32(a, v->m), v->b);
     __m256i o = _mm256_sll_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), v->m), v->b32);
     __m256i h = _mm256_blend_epi32(e, o, 0xAA);
-    __m256i y = _mm256_srai_epi32(_mm256_add_epi32(_mm256_sra_epi32(h, v->s1), v->zero2), 1);
+    return _mm256_srai_epi32(_mm256_add_epi32(_mm256_sra_epi32(h, v->s1), v->zero2), 1);
+}
+
+/* 32 accumulators a[0..3] -> 32 int8 in order. Narrowing four vectors at
+ * once costs three packs and one dword permute (the packs interleave the
+ * 128-bit lanes) instead of four narrowings of one, and the output clamp
+ * runs on the bytes: clamping before or after the saturating narrowing
+ * gives the same bytes, since lo and hi are int8 values. */
+O2H_I_INLINE __m256i o2h_rqv_pack4(const __m256i *a, const O2hRqv *v)
+{
+    __m256i w0 = _mm256_packs_epi32(o2h_rqv32u(a[0], v), o2h_rqv32u(a[1], v));
+    __m256i w1 = _mm256_packs_epi32(o2h_rqv32u(a[2], v), o2h_rqv32u(a[3], v));
+    __m256i y = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(w0, w1), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
     if (v->clamp_out)
-        y = _mm256_min_epi32(_mm256_max_epi32(y, v->lo), v->hi);
+        y = _mm256_min_epi8(_mm256_max_epi8(y, v->lo8), v->hi8);
     return y;
+}
+
+/* nv (1..4) vectors of accumulators -> 8 * nv int8 at y */
+O2H_I_INLINE void o2h_rqv_store_nv(const __m256i *a, int nv, const O2hRqv *v, int8_t *y)
+{
+    __m256i q[4] = {a[0], a[nv > 1], a[nv > 2 ? 2 : 0], a[nv > 3 ? 3 : 0]};
+    __m256i r = o2h_rqv_pack4(q, v);
+    __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
+    if (nv == 4) {
+        _mm256_storeu_si256((__m256i *)(void *)y, r);
+        return;
+    }
+    if (nv == 1) {
+        _mm_storel_epi64((__m128i *)(void *)y, lo);
+        return;
+    }
+    _mm_storeu_si128((__m128i *)(void *)y, lo);
+    if (nv == 3)
+        _mm_storel_epi64((__m128i *)(void *)(y + 16), hi);
 }
 
 O2H_I_INLINE void o2h_rqv_store(__m256i a, const O2hRqv *v, int8_t *y)
 {
-    __m256i r = o2h_rqv32(a, v);
-    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-    _mm_storel_epi64((__m128i *)(void *)y, _mm_packs_epi16(w, w));
+    o2h_rqv_store_nv(&a, 1, v, y);
 }
 
 #elif !defined(O2H_NO_VEC) && defined(__GNUC__) && defined(__aarch64__)
 #define O2H_RQ_VL 4
+#define O2H_RQ_NB 1
+typedef int32x4_t o2h_rqacc;
+#define O2H_RQ_LOAD(p) vld1q_s32(p)
 typedef struct {
     int32x4_t m, nsh, zero, lo, hi;
     int exact31;     /* sh == 31: sqrdmulh alone */
@@ -179,6 +225,11 @@ O2H_I_INLINE void o2h_rqv_store(int32x4_t a, const O2hRqv *v, int8_t *y)
     int16x4_t h = vmovn_s32(o2h_rqv32(a, v));
     int32_t w = vget_lane_s32(vreinterpret_s32_s8(vmovn_s16(vcombine_s16(h, h))), 0);
     memcpy(y, &w, 4);
+}
+
+O2H_I_INLINE void o2h_rqv_store_nv(const int32x4_t *a, int nv, const O2hRqv *v, int8_t *y)
+{
+    O2H_I_UNROLL for (int i = 0; i < nv; i++) o2h_rqv_store(a[i], v, y + 4 * i);
 }
 #endif
 

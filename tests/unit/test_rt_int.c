@@ -535,6 +535,29 @@ static void test_conv_wino(void)
     printf("int8 3x3 convs by Winograd: %d cases\n", taken);
 }
 
+/* 3x3 depthwise convs (the float-exact form and its requantization in
+ * pieces): strides 1 and 2, pads 0 to 2, odd and tiny planes, rows longer
+ * than a piece (2100), large planes, batch 2; every fill (extreme inputs
+ * and zero points) with and without a Relu. */
+static void test_conv_dw3(void)
+{
+    static const int shapes[][6] = {
+        {1, 3, 7, 7, 1, 1},     {1, 2, 9, 8, 2, 1},   {1, 3, 17, 19, 2, 0}, {1, 2, 5, 33, 1, 0},
+        {1, 2, 6, 7, 1, 2},     {1, 2, 11, 13, 2, 2}, {1, 3, 113, 115, 2, 1}, {1, 2, 4, 2100, 1, 1},
+        {2, 3, 40, 37, 1, 1},   {1, 2, 1, 1, 1, 1},   {1, 2, 2, 3, 2, 1},   {1, 4, 56, 56, 1, 1},
+    };
+    for (int fill = FILL_RANDOM; fill <= FILL_MIN; fill++)
+        for (int relu = 0; relu < 2; relu++)
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+                const int *s = shapes[i];
+                conv_fill = fill;
+                conv_relu = relu;
+                conv_case(s[0], s[1], s[2], s[3], s[1], 3, s[4], 1, s[5], s[1], 0);
+            }
+    conv_fill = FILL_RANDOM;
+    conv_relu = 0;
+}
+
 /* requantization of whole rows (the vector paths) over every shift, large
  * accumulators and multipliers, zero points and output clamps (a Relu's
  * lo = zero included): a 1x1 conv of one input channel */
@@ -559,8 +582,9 @@ static void requant_rows_case(int32_t zero, int32_t lo, int32_t hi)
             mult[f] = (int32_t)((1u << 30) + rnd() % (1u << 30));
     }
     O2hRequant rq = {F, mult, shift, zero, lo, hi};
-    static char scratch[65536];
+    void *scratch = malloc(o2h_conv2d_s8_scratch(&p));
     o2h_conv2d_s8(&p, 0, &rq, x, w, bias, y, scratch);
+    free(scratch);
     int bad = 0;
     for (int f = 0; f < F; f++)
         for (int i = 0; i < H * W; i++)
@@ -733,6 +757,7 @@ int main(void)
     test_eltwise();
     test_mul_rows();
     test_conv();
+    test_conv_dw3();
     test_conv_wino();
     test_requant_rows();
     test_fc();
