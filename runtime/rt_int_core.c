@@ -280,8 +280,88 @@ static int o2h_same_shapes(const O2hBroadcast *p)
         }                                                                              \
     }
 
+#if defined(__GNUC__) && !defined(O2H_NO_VEC) && defined(__AVX2__)
+/* Why a vector form for adds of equal shapes (the residual adds of the
+ * MobileNets): the rule is exact on the 64-bit sum s = (a - za) ma +
+ * (b - zb) mb; AVX2 multiplies the even 32-bit lanes into 64 bits and has
+ * no 64-bit arithmetic shift, so the floor shift takes o2h_floor_shift's
+ * offset form (add 2^63, shift logically, take 2^(63 - sh) off again), and
+ * the low 32 bits are the result where bounds checked once per call say it
+ * fits (small zero points, sh >= 1). */
+typedef struct {
+    __m256i za, zb, ma, mb, rnd, zoff, lo8, hi8;
+    __m128i cnt;
+} O2hAdd8;
+
+static int o2h_add8_init(const O2hEltQ *q, O2hAdd8 *k)
+{
+    int64_t ma = q->ma < 0 ? -(int64_t)q->ma : q->ma, mb = q->mb < 0 ? -(int64_t)q->mb : q->mb;
+    int64_t z = q->zero < 0 ? -(int64_t)q->zero : q->zero;
+    if (q->shift < 1 || q->shift > 62 || q->a_zero < -255 || q->a_zero > 255 || q->b_zero < -255 ||
+        q->b_zero > 255 || q->lo < -128 || q->hi > 127 || ((383 * (ma + mb)) >> q->shift) + 2 + z >= (1 << 30))
+        return 0;
+    k->za = _mm256_set1_epi32(q->a_zero);
+    k->zb = _mm256_set1_epi32(q->b_zero);
+    k->ma = _mm256_set1_epi64x(q->ma);
+    k->mb = _mm256_set1_epi64x(q->mb);
+    k->rnd = _mm256_set1_epi64x((int64_t)(((uint64_t)1 << (q->shift - 1)) + ((uint64_t)1 << 63)));
+    k->zoff = _mm256_set1_epi32((int32_t)((uint32_t)q->zero - (uint32_t)(((uint64_t)1 << 63) >> q->shift)));
+    k->lo8 = _mm256_set1_epi8((char)q->lo);
+    k->hi8 = _mm256_set1_epi8((char)q->hi);
+    k->cnt = _mm_cvtsi32_si128(q->shift);
+    return 1;
+}
+
+/* the shifted offset sums of the even lanes of da, db (64-bit lanes) */
+O2H_I_INLINE __m256i o2h_add8_even(__m256i da, __m256i db, const O2hAdd8 *k)
+{
+    __m256i s = _mm256_add_epi64(_mm256_mul_epi32(da, k->ma), _mm256_mul_epi32(db, k->mb));
+    return _mm256_srl_epi64(_mm256_add_epi64(s, k->rnd), k->cnt);
+}
+
+/* 8 results (before the output clamp) of a[0..8), b[0..8) */
+O2H_I_INLINE __m256i o2h_add8_8(const int8_t *a, const int8_t *b, const O2hAdd8 *k)
+{
+    __m256i da = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)a)), k->za);
+    __m256i db = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)b)), k->zb);
+    __m256i e = o2h_add8_even(da, db, k);
+    __m256i o = o2h_add8_even(_mm256_srli_epi64(da, 32), _mm256_srli_epi64(db, 32), k);
+    return _mm256_add_epi32(_mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xAA), k->zoff);
+}
+
+/* y[i] for i below the returned count (a multiple of 32) */
+static int64_t o2h_add8_vec(const O2hEltQ *q, const int8_t *a, const int8_t *b, int8_t *y, int64_t n)
+{
+    O2hAdd8 k;
+    int64_t i = 0;
+    if (!o2h_add8_init(q, &k))
+        return 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i r = o2h_narrow4(o2h_add8_8(a + i, b + i, &k), o2h_add8_8(a + i + 8, b + i + 8, &k),
+                                o2h_add8_8(a + i + 16, b + i + 16, &k), o2h_add8_8(a + i + 24, b + i + 24, &k));
+        r = _mm256_min_epi8(_mm256_max_epi8(r, k.lo8), k.hi8);
+        _mm256_storeu_si256((__m256i *)(void *)(y + i), r);
+    }
+    return i;
+}
+#else
+static int64_t o2h_add8_vec(const O2hEltQ *q, const int8_t *a, const int8_t *b, int8_t *y, int64_t n)
+{
+    (void)q, (void)a, (void)b, (void)y, (void)n;
+    return 0;
+}
+#endif
+
 void o2h_add_s8(const O2hBroadcast *p, const O2hEltQ *q, const int8_t *a, const int8_t *b, int8_t *y)
 {
+    if (o2h_same_shapes(p)) {
+        int64_t n = 1;
+        for (int i = 0; i < p->rank; i++)
+            n *= p->y_dims[i];
+        for (int64_t i = o2h_add8_vec(q, a, b, y, n); i < n; i++)
+            y[i] = (int8_t)o2h_add_one(q, a[i], b[i]);
+        return;
+    }
     O2H_ELT_BODY(o2h_add_one, int8_t)
 }
 

@@ -30,6 +30,17 @@
 #include <arm_neon.h>
 #endif
 
+#if !defined(O2H_NO_VEC) && defined(__GNUC__) && defined(__AVX2__)
+/* 32 int32 (four vectors) -> 32 int8 with saturation, in order: the packs
+ * interleave the 128-bit lanes, one dword permute restores the order. */
+O2H_I_INLINE __m256i o2h_narrow4(__m256i y0, __m256i y1, __m256i y2, __m256i y3)
+{
+    __m256i w0 = _mm256_packs_epi32(y0, y1), w1 = _mm256_packs_epi32(y2, y3);
+    return _mm256_permutevar8x32_epi32(_mm256_packs_epi16(w0, w1), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+#endif
+
 /* Constants of one output channel: acc clamp [lo_acc, hi_acc] (needed
  * when clamp_acc), M, sh, zero and the output clamp [lo, hi] (needed
  * unless it is the int8 range, which narrowing saturates to anyway). */
@@ -160,9 +171,7 @@ O2H_I_INLINE __m256i o2h_rqv32u(__m256i a, const O2hRqv *v)
  * gives the same bytes, since lo and hi are int8 values. */
 O2H_I_INLINE __m256i o2h_rqv_pack4(const __m256i *a, const O2hRqv *v)
 {
-    __m256i w0 = _mm256_packs_epi32(o2h_rqv32u(a[0], v), o2h_rqv32u(a[1], v));
-    __m256i w1 = _mm256_packs_epi32(o2h_rqv32u(a[2], v), o2h_rqv32u(a[3], v));
-    __m256i y = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(w0, w1), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    __m256i y = o2h_narrow4(o2h_rqv32u(a[0], v), o2h_rqv32u(a[1], v), o2h_rqv32u(a[2], v), o2h_rqv32u(a[3], v));
     if (v->clamp_out)
         y = _mm256_min_epi8(_mm256_max_epi8(y, v->lo8), v->hi8);
     return y;

@@ -535,6 +535,47 @@ static void test_conv_wino(void)
     printf("int8 3x3 convs by Winograd: %d cases\n", taken);
 }
 
+/* Adds of equal shapes (the vector form and its tails): lengths around
+ * its 32 elements, extreme and random codes, MobileNetV2's residual add,
+ * multipliers of both signs, output clamps, zero points at the edge of the
+ * form and past it, and shifts and multipliers outside it (scalar rule). */
+static void test_add_same(void)
+{
+    enum { N = 1000 };
+    static int8_t a[N], b[N], y[N];
+    const O2hEltQ qs[] = {
+        {6, 1, 1149708040, 1533141247, 31, 17, -128, 127},      /* MobileNetV2 */
+        {5, -7, 1200000000, -700000000, 33, -3, -100, 120},
+        {-128, 127, -2147483647, 2147483647, 40, 0, -128, 127},
+        {255, -255, 1500000000, 1500000000, 41, -128, -128, 127},
+        {256, 0, 1500000000, 1500000000, 41, 3, -128, 127},      /* zero point past the form */
+        {0, 0, 1000, 2000, 0, 0, -128, 127},                     /* sh 0 */
+        {1, 2, 2147483647, 2147483647, 20, 0, -128, 127},        /* sums past int32 */
+        {-9, 4, 2147483647, -2147483647, 1, 0, -128, 127},       /* results past int32 */
+        {1, 2, 1073741824, 1073741824, 62, 100, -20, 30},
+        {0, 0, 1073741824, 1073741824, 30, 0, 0, 127},
+    };
+    const int ns[] = {1, 31, 32, 33, 95, N};
+    for (int fill = 0; fill < 3; fill++) {
+        for (int i = 0; i < N; i++) {
+            a[i] = (int8_t)(fill == 0 ? rnd_in(-128, 127) : fill == 1 ? (rnd() & 1 ? 127 : -128) : -128);
+            b[i] = (int8_t)(fill == 0 ? rnd_in(-128, 127) : fill == 1 ? (rnd() & 1 ? 127 : -128) : 127);
+        }
+        for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++)
+            for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++) {
+                const O2hEltQ *q = &qs[k];
+                O2hBroadcast bc = {2, {1, ns[j]}, {1, ns[j]}, {1, ns[j]}};
+                o2h_add_s8(&bc, q, a, b, y);
+                int bad = 0;
+                for (int i = 0; i < ns[j]; i++) {
+                    int64_t s2 = (int64_t)(a[i] - q->a_zero) * q->ma + (int64_t)(b[i] - q->b_zero) * q->mb;
+                    bad += y[i] != ref_out(s2, 1, q->shift, q->zero, q->lo, q->hi);
+                }
+                CHECK_MSG(bad == 0, "add q%d n%d fill%d: %d wrong", (int)k, ns[j], fill, bad);
+            }
+    }
+}
+
 /* 3x3 depthwise convs (the float-exact form and its requantization in
  * pieces): strides 1 and 2, pads 0 to 2, odd and tiny planes, rows longer
  * than a piece (2100), large planes, batch 2; every fill (extreme inputs
@@ -758,6 +799,7 @@ int main(void)
     test_mul_rows();
     test_conv();
     test_conv_dw3();
+    test_add_same();
     test_conv_wino();
     test_requant_rows();
     test_fc();
