@@ -312,7 +312,8 @@ static void test_depthwise_rows(void)
 
 /* 3x3 stride 1 on rows wider than a vector: the rows-as-vectors kernel
  * (AVX-512: W > 16, two output rows at a time, rows of two vectors apart;
- * AVX: W > 8, taps as loads masked at the row's ends), rows of whole and partial vectors and of less than one,
+ * AVX: W > 8, taps as loads masked at the row's ends, rows of up to two vectors two at
+ * a time), rows of whole and partial vectors and of less than one, one output row,
  * odd and even row counts, left
  * pad 0 and 1, top pads 0 to 2, right pads wider than needed, batches (the
  * last plane goes through scratch). */
@@ -336,12 +337,17 @@ static void test_depthwise_vrows(void)
         {1, 3, 5, 9, 3, 3, 3, 1, 1, 1, 1, 1, 0, 1, 1, 3},       /* AVX: WO = 8 from 9, TF pads */
         {1, 4, 7, 16, 4, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1, 4},      /* AVX: WO = 15, TF pads */
         {2, 3, 5, 24, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      /* AVX: three vectors */
+        {3, 4, 13, 14, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},     /* AVX: row pairs, odd HO, runs */
+        {2, 3, 1, 12, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      /* one output row */
+        {1, 2, 4, 16, 2, 3, 3, 1, 1, 1, 1, 2, 0, 0, 2, 2},      /* AVX: pairs, left pad 0, top 2 */
+        {2, 1, 6, 11, 1, 3, 3, 1, 1, 1, 1, 0, 1, 2, 1, 1},      /* one channel: runs of 1 and 0 */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-vrows", &cs[i]);
     run_every_act("depthwise-vrows-act", &cs[0], 1);
     run_every_act("depthwise-vrows-act", &cs[3], 1);
     run_every_act("depthwise-vrows-act", &cs[9], 0);
+    run_every_act("depthwise-vrows-act", &cs[17], 1);
 }
 
 /* 3x3 stride 2 on inputs wider than 16 with outputs over half a vector:
