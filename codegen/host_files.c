@@ -285,15 +285,16 @@ static const char make_head[] =
     "#   make ISA=multi [ISAS='v3 v4 v4vnni']     x86-64 program for any x86-64 CPU: the kernels of\n"
     "#                                            each level built in, the best the CPU runs chosen\n"
     "#                                            at start (O2H_ISA=LEVEL forces one; below)\n"
-    "# Objects go to $(BUILD)/ so builds for different targets do not mix. The runtime\n"
-    "# is the library `cmake --install` of onnx2hls puts in place (pkg-config onnx2hls-rt)\n"
-    "# when it was built from the same sources as runtime/, for the same ARCH and\n"
-    "# machine; otherwise runtime/*.c are compiled with the model.\n"
+    "# Objects go to $(BUILD)/ so builds for different targets do not mix; $(BUILD)/flags\n"
+    "# holds the flags they were built with: other flags in the same $(BUILD)/ rebuild all.\n"
+    "# The runtime is the library `cmake --install` of onnx2hls puts in place (pkg-config\n"
+    "# onnx2hls-rt) when it was built from the same sources as runtime/, for the same ARCH\n"
+    "# and machine; otherwise runtime/*.c are compiled with the model.\n"
     "CC ?= cc\nISA ?=\n"
     "ifeq ($(ISA),multi)\nBUILD ?= build-multi\nendif\n"
     "ARCH ?= -march=native\nCFLAGS ?= -O3 $(ARCH)\nLDLIBS ?= -lm\n"
     "BUILD ?= build\nPROG ?= model\nPKG_CONFIG ?= pkg-config\n.DEFAULT_GOAL := $(PROG)\n"
-    "HDR := model.h $(wildcard runtime/*.h)\nBASE_FLAGS :=\n\n";
+    "HDR := model.h $(wildcard runtime/*.h) $(BUILD)/flags\nBASE_FLAGS :=\n\n";
 
 /* one target: the installed runtime library when it fits, else the copy */
 static const char make_single[] =
@@ -313,8 +314,14 @@ static const char make_single[] =
     "SRC := main.c model.c%s $(RT_SRC)\n"
     "OBJ := $(SRC:%%.c=$(BUILD)/%%.o)\n";
 
+/* $(BUILD)/flags changes (and so rebuilds every object and the program)
+ * only when the compiler, flags or libraries differ from the last build's */
 static const char make_tail[] =
-    "\n$(PROG): $(OBJ)\n\t$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(RT_LIBS) $(LDLIBS)\n\n"
+    "\nFLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(BASE_FLAGS) $(LDFLAGS) $(RT_LIBS) $(LDLIBS)\n"
+    "FLAGS_STAMP := $(shell mkdir -p $(BUILD) && echo '$(FLAGS_NOW)' > $(BUILD)/flags.new && "
+    "{ cmp -s $(BUILD)/flags.new $(BUILD)/flags || mv $(BUILD)/flags.new $(BUILD)/flags; }; "
+    "rm -f $(BUILD)/flags.new)\n"
+    "\n$(PROG): $(OBJ) $(BUILD)/flags\n\t$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(RT_LIBS) $(LDLIBS)\n\n"
     "$(BUILD)/%.o: %.c $(HDR)\n\t@mkdir -p $(dir $@)\n"
     "\t$(CC) $(CPPFLAGS) $(CFLAGS) $(BASE_FLAGS) -I. -Iruntime -c -o $@ $<\n\n"
     "clean:\n\trm -rf $(BUILD) $(PROG)\n\n.PHONY: clean\n";

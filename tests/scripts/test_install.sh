@@ -5,7 +5,8 @@
 # against that library (no runtime object of its own) and matches ONNX
 # Runtime's output; its int8 program gives the same bytes linked or with the
 # runtime compiled in; a runtime/ copy that differs from the installed
-# sources, another ARCH or RUNTIME=copy compile runtime/ instead; a C
+# sources, another ARCH or RUNTIME=copy compile runtime/ instead; other
+# flags in the same BUILD directory rebuild every object; a C
 # program builds from pkg-config's flags alone.
 # usage: test_install.sh ONNX2HLS SOURCE_DIR BUILD_DIR
 # shellcheck disable=SC2015  # `check && ok || bad`: bad also when ok fails, which it cannot
@@ -60,6 +61,13 @@ make -s -C "$work/q/host" > "$work/q.log" 2>&1 && make -s -C "$work/q/host" RUNT
 [ ! -e "$work/q/host/build/runtime" ] && [ -d "$work/q/host/b2/runtime" ] || bad "RUNTIME=copy did not compile runtime/"
 "$work/q/host/model" -o "$work/q1.out" "$in" > /dev/null && "$work/q/host/m2" -o "$work/q2.out" "$in" > /dev/null &&
     cmp -s "$work/q1.out" "$work/q2.out" && ok "int8 outputs equal, linked or compiled in" || bad "int8 outputs differ"
+
+# other flags in the same build directory rebuild it (never a link of stale objects)
+qm() { make -q -C "$work/q/host" RUNTIME=copy BUILD=b2 PROG=m2 "$@" > /dev/null 2>&1; }
+qm && ok "same flags: up to date" || bad "same flags: make would rebuild"
+qm CFLAGS=-O1 && bad "other CFLAGS: make sees nothing to do" || ok "other CFLAGS rebuild"
+make -s -C "$work/q/host" RUNTIME=copy BUILD=b2 PROG=m2 CFLAGS=-O1 > "$work/q3.log" 2>&1 && qm CFLAGS=-O1 &&
+    ! qm && ok "the flags of the last build are the ones kept" || { cat "$work/q3.log"; bad "rebuild with other flags"; }
 
 # the copy is compiled when it is not what the library was built from, or for another ARCH
 compiles_runtime() { make -n -C "$work/f/host" BUILD=b3 "$@" 2> /dev/null | grep -q 'runtime/rt_conv.c'; }
