@@ -240,8 +240,10 @@ static int o2h_same_shapes(const O2hBroadcast *p)
 }
 
 /* q is copied to a local: y's stores (character type) could alias *q, which
- * would reload its fields for every element and keep the loop scalar. */
-#define O2H_ELT_BODY(ONE, TY)                                                          \
+ * would reload its fields for every element and keep the loop scalar.
+ * FIRST: how many leading elements of equal shapes (n of them) a vector
+ * form has already written (0 where there is none). */
+#define O2H_ELT_BODY(ONE, TY, FIRST)                                                   \
     O2hWalk w;                                                                         \
     const O2hEltQ qloc = *q;                                                           \
     O2hBroadcast merged;                                                               \
@@ -252,7 +254,7 @@ static int o2h_same_shapes(const O2hBroadcast *p)
         int64_t n = 1;                                                                 \
         for (int i = 0; i < p->rank; i++)                                              \
             n *= p->y_dims[i];                                                         \
-        for (int64_t i = 0; i < n; i++)                                                \
+        for (int64_t i = (FIRST); i < n; i++)                                          \
             y[i] = (TY)ONE(q, a[i], b[i]);                                             \
         return;                                                                        \
     }                                                                                  \
@@ -354,15 +356,7 @@ static int64_t o2h_add8_vec(const O2hEltQ *q, const int8_t *a, const int8_t *b, 
 
 void o2h_add_s8(const O2hBroadcast *p, const O2hEltQ *q, const int8_t *a, const int8_t *b, int8_t *y)
 {
-    if (o2h_same_shapes(p)) {
-        int64_t n = 1;
-        for (int i = 0; i < p->rank; i++)
-            n *= p->y_dims[i];
-        for (int64_t i = o2h_add8_vec(q, a, b, y, n); i < n; i++)
-            y[i] = (int8_t)o2h_add_one(q, a[i], b[i]);
-        return;
-    }
-    O2H_ELT_BODY(o2h_add_one, int8_t)
+    O2H_ELT_BODY(o2h_add_one, int8_t, o2h_add8_vec(q, a, b, y, n))
 }
 
 /* Products of a row of the 8-bit mul, per block of int32 (|p| <= 255^2). */
@@ -402,7 +396,7 @@ static void o2h_mul8_row(const O2hEltQ *q, const O2hRqc *c, const int8_t *a, int
 void o2h_mul_s8(const O2hBroadcast *p, const O2hEltQ *q, const int8_t *a, const int8_t *b, int8_t *y)
 {
     if (q->ma < 0 || q->a_zero < -128 || q->a_zero > 127 || q->b_zero < -128 || q->b_zero > 127) {
-        O2H_ELT_BODY(o2h_mul_one8, int8_t)
+        O2H_ELT_BODY(o2h_mul_one8, int8_t, 0)
         return;
     }
     const uint8_t sh = (uint8_t)q->shift;
@@ -422,12 +416,12 @@ void o2h_mul_s8(const O2hBroadcast *p, const O2hEltQ *q, const int8_t *a, const 
 
 void o2h_add_s16(const O2hBroadcast *p, const O2hEltQ *q, const int16_t *a, const int16_t *b, int16_t *y)
 {
-    O2H_ELT_BODY(o2h_add_one, int16_t)
+    O2H_ELT_BODY(o2h_add_one, int16_t, 0)
 }
 
 void o2h_mul_s16(const O2hBroadcast *p, const O2hEltQ *q, const int16_t *a, const int16_t *b, int16_t *y)
 {
-    O2H_ELT_BODY(o2h_mul_one16, int16_t)
+    O2H_ELT_BODY(o2h_mul_one16, int16_t, 0)
 }
 
 /* ------------------------------------------------ concat */
