@@ -270,12 +270,28 @@ static int o2h_dwl_ok(const O2hConv2d *p);
 static size_t o2h_dwl_floats(const O2hConv2d *p, int vl);
 static size_t o2h_smallc_floats(const O2hConv2d *p);
 
+/* Rows of the split-row ring of the AVX stride-2 depthwise (o2h_dwe_plane):
+ * a power of two; output rows oh and oh + 1 read 5. */
+#define O2H_DWE_RING 8
+
+/* Columns kept of each split half-row: the output row in whole vectors and
+ * the E column past it. */
+O2H_INLINE int o2h_dwe_nq(int wo, int vl) { return (wo + vl) / vl * vl; }
+
+/* Floats of the ring: RING rows and a zero row, each a vector and nq
+ * columns for O, then for E, and 16 to align. */
+static size_t o2h_dwe_floats(const O2hConv2d *p, int vl)
+{
+    return (size_t)(O2H_DWE_RING + 1) * 2 * (vl + o2h_dwe_nq(p->WO, vl)) + 16;
+}
+
 /* Scratch floats of the rows-in-vectors depthwise kernels (o2h_dw_planes)
  * with vl-float vectors: the last plane's input, residual and output with a
- * vector of room each, and a zero row. */
+ * vector of room each, a zero row, and the split-row ring. */
 static size_t o2h_dwr_floats(const O2hConv2d *p, int vl)
 {
-    return (size_t)p->H * p->W + 2 * (size_t)p->HO * p->WO + (size_t)p->W + 5 * (size_t)vl;
+    return (size_t)p->H * p->W + 2 * (size_t)p->HO * p->WO + (size_t)p->W + 5 * (size_t)vl +
+           o2h_dwe_floats(p, vl);
 }
 
 size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
@@ -1153,7 +1169,8 @@ typedef void (*O2hDwPlanes)(const O2hConv2d *p, O2hDwr g, O2hDwRun r, float *zro
 /* Every plane through kern with the epilogue set up in g, a run per image;
  * the last plane's input, residual and output go through scratch so that
  * whole-vector reads and writes stay inside the buffers (see
- * o2h_dwr_floats); zrow (zero row) follows them. */
+ * o2h_dwr_floats); zrow (zero row) follows them, then the split-row ring
+ * (o2h_dwe_any). */
 static void o2h_dw_planes(const O2hConv2d *p, const float *x, const float *w, const float *bias,
                           const O2hEpilogue *e, float *y, float *scratch, O2hDwPlanes kern)
 {
@@ -1632,6 +1649,103 @@ static void o2h_dwm2_any(const O2hConv2d *p, O2hDwr g, O2hDwRun r, float *zrow)
     else
         O2H_DW_EACH(g, r) o2h_dwm2_plane(&g, 1, r.x, o2h_dw_wf(&r), o2h_dw_b(&r), zrow, r.y);
 }
+
+/* Stride 2 with AVX on outputs wider than two vectors: each input row is
+ * split once into its even and odd columns E and O (a ring of L1 rows,
+ * with a zero before O and zeros after both), so tap d of output vector c
+ * is one load, O at c - 1 (d = -1), E at c (0), O at c (1) or E at c + 1
+ * (2), with no masks: an output vector costs 9 loads and 9 FMAs plus its
+ * share of the splits (two input rows per output row, 4 shuffles per 16
+ * columns) where o2h_dwm2_vec pays 12 loads and 10 shuffles. 112->56
+ * 0.143 -> 0.100 ms, 56->28 0.077 -> 0.059 (MobileNetV1's channels, one
+ * conv alone); on 28->14 it is no faster and on 14->7 1.5x slower (the
+ * row's set-up and masked tail weigh more there), so those keep
+ * o2h_dwm2_plane. */
+
+/* Input row r (w columns) into its even (e) and odd (o) columns 0..nq,
+ * zero past the row: per 16 columns two loads, two lane swaps
+ * ([0..3 | 8..11] and [4..7 | 12..15]) and two in-lane shuffles. (Making
+ * those halves with 128-bit broadcast loads and blends instead took 1.6x
+ * as long on Zen 5.) */
+O2H_INLINE void o2h_dwe_half(__m256 a, __m256 b, float *o, float *e)
+{
+    __m256 lo = _mm256_permute2f128_ps(a, b, 0x20), hi = _mm256_permute2f128_ps(a, b, 0x31);
+    _mm256_store_ps(e, _mm256_shuffle_ps(lo, hi, 0x88));
+    _mm256_store_ps(o, _mm256_shuffle_ps(lo, hi, 0xdd));
+}
+
+O2H_INLINE void o2h_dwe_split(const float *r, int w, int nq, float *o, float *e)
+{
+    int j = 0;
+    for (; j < nq && 2 * j + 16 <= w; j += 8)
+        o2h_dwe_half(_mm256_loadu_ps(r + 2 * j), _mm256_loadu_ps(r + 2 * j + 8), o + j, e + j);
+    for (; j < nq; j += 8) {
+        int c = 2 * j;
+        o2h_dwe_half(_mm256_maskload_ps(r + c, (__m256i)(o2h_lane_idx() < w - c)),
+                     _mm256_maskload_ps(r + c + 8, (__m256i)(o2h_lane_idx() < w - c - 8)), o + j, e + j);
+    }
+}
+
+/* Output row at offset off from the split rows o[3], e[3] (pl constant
+ * after inlining); taps summed in o2h_dwm2_vec's order. (Two output rows
+ * at a time, sharing the row between them, spill and are 1.1x slower.) */
+O2H_INLINE void o2h_dwe_row(const O2hDwr *g, int pl, const float *const *o, const float *const *e,
+                            const o2h_vf *wt, float b, size_t off, float *y)
+{
+    for (int c = 0; c < g->wo; c += O2H_VL) {
+        o2h_vf acc = o2h_vset1(b), acc2 = (o2h_vf){0};
+        for (int kh = 0; kh < 3; kh++)
+            for (int kw = 0; kw < 3; kw++) {
+                int d = kw - pl;
+                o2h_vf t = wt[kh * 3 + kw] * o2h_vload(d & 1 ? o[kh] + c + (d >> 1) : e[kh] + c + (d >> 1));
+                if (kh & 1)
+                    acc2 += t;
+                else
+                    acc += t;
+            }
+        o2h_dwr_store(g, acc + acc2, off + c, y);
+    }
+}
+
+/* One plane (pl constant after inlining): before output row oh, the input
+ * rows up to those of row oh + 1 are split, so row oh's loads find their
+ * rows' stores long done. */
+O2H_INLINE void o2h_dwe_plane(const O2hDwr *g, int pl, const float *x, const float *wf, float b,
+                              float *ring, float *y)
+{
+    int nq = o2h_dwe_nq(g->wo, O2H_VL), row = 2 * (O2H_VL + nq), done = 0;
+    const float *zero = ring + O2H_DWE_RING * row;
+    o2h_vf wt[9];
+    for (int t = 0; t < 9; t++)
+        wt[t] = o2h_vset1(wf[t]);
+    for (int oh = 0; oh < g->ho; oh++) {
+        int want = 2 * oh + 5 - g->pt < g->h ? 2 * oh + 5 - g->pt : g->h;
+        for (; done < want; done++) {
+            float *s = ring + (done & (O2H_DWE_RING - 1)) * row;
+            o2h_dwe_split(x + (size_t)done * g->w, g->w, nq, s + O2H_VL, s + row / 2 + O2H_VL);
+        }
+        const float *o[3], *e[3];
+        for (int kh = 0; kh < 3; kh++) {
+            int i = 2 * oh + kh - g->pt;
+            const float *s = i >= 0 && i < g->h ? ring + (i & (O2H_DWE_RING - 1)) * row : zero;
+            o[kh] = s + O2H_VL;
+            e[kh] = s + row / 2 + O2H_VL;
+        }
+        o2h_dwe_row(g, pl, o, e, wt, b, (size_t)oh * g->wo, y);
+    }
+}
+
+/* The ring follows the zero row (see o2h_dw_planes), aligned to 64 bytes
+ * and zeroed once: the split rows never write their leading vector. */
+static void o2h_dwe_any(const O2hConv2d *p, O2hDwr g, O2hDwRun r, float *zrow)
+{
+    float *ring = (float *)(((uintptr_t)(zrow + p->W + 2 * O2H_VL) + 63) & ~(uintptr_t)63);
+    memset(ring, 0, (o2h_dwe_floats(p, O2H_VL) - 16) * sizeof *ring);
+    if (p->PL == 0)
+        O2H_DW_EACH(g, r) o2h_dwe_plane(&g, 0, r.x, o2h_dw_wf(&r), o2h_dw_b(&r), ring, r.y);
+    else
+        O2H_DW_EACH(g, r) o2h_dwe_plane(&g, 1, r.x, o2h_dw_wf(&r), o2h_dw_b(&r), ring, r.y);
+}
 #endif
 
 #endif
@@ -1836,7 +1950,7 @@ static void o2h_conv_depthwise(const O2hConv2d *p, const float *x, const float *
                       : o2h_dwv2_ok(p) ? o2h_dwv2_any : NULL;
 #if defined(__AVX__) && !defined(__AVX512F__)
     if (!o2h_dwr_ok(p) && o2h_dwm2_ok(p))
-        kern = o2h_dwm2_any;
+        kern = p->WO > 2 * O2H_VL ? o2h_dwe_any : o2h_dwm2_any;
 #endif
     if (kern) {
         o2h_dw_planes(p, x, w, bias, e, y, scratch, kern);

@@ -376,12 +376,22 @@ static void test_depthwise_vrows_s2(void)
         {1, 3, 11, 41, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},     /* AVX: three vectors */
         {1, 3, 7, 25, 3, 3, 3, 2, 2, 1, 1, 1, 0, 1, 2, 3},      /* 2*WO = W + 1, left pad 0 */
         {1, 3, 7, 27, 3, 3, 3, 2, 2, 1, 1, 1, 0, 1, 2, 3},
+        /* AVX, outputs over two vectors (split rows): rows split in whole
+         * blocks only (W = 48, TF pads), a masked tail of 2 columns (W =
+         * 50), odd widths with left pad 0 and 2*WO = W + 1, top pad 2, odd
+         * heights, batches, a tall plane wrapping the ring many times */
+        {2, 3, 11, 48, 3, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 3},     /* WO = 24 */
+        {1, 4, 10, 50, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},     /* WO = 25 */
+        {2, 3, 9, 35, 3, 3, 3, 2, 2, 1, 1, 2, 0, 0, 2, 3},      /* WO = 18 */
+        {1, 2, 41, 33, 2, 3, 3, 2, 2, 1, 1, 1, 1, 2, 1, 2},     /* WO = 17 */
+        {1, 2, 7, 80, 2, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, 2},      /* WO = 40, 3 rows */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-vrows-s2", &cs[i]);
     run_every_act("depthwise-vrows-s2-act", &cs[0], 1);
     run_every_act("depthwise-vrows-s2-act", &cs[2], 1);
     run_every_act("depthwise-vrows-s2-act", &cs[6], 0);
+    run_every_act("depthwise-vrows-s2-act", &cs[19], 1);
 }
 
 /* Outputs at most half a vector wide (5 to 8 columns) on inputs up to 16
