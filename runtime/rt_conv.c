@@ -2119,6 +2119,20 @@ static void o2h_wino_in_row(const O2hConv2d *p, O2hWino g, const float *xc, int 
     T y00 = r[0][0] + r[0][1] + r[0][2] + b, y01 = r[0][1] - r[0][2] - r[0][3] + b;            \
     T y10 = r[1][0] + r[1][1] + r[1][2] + b, y11 = r[1][1] - r[1][2] - r[1][3] + b
 
+/* y[0..n) = t[0..n) plus the residual res when there is one, in loops of
+ * their own: a loop choosing per value between res[j] and 0 is turned by
+ * the vectorizer into masked loads through the NULL pointer, each of which
+ * takes a microcode assist. */
+static void o2h_wino_out_part(const float *t, const float *res, int n, float *y)
+{
+    if (!res) {
+        memcpy(y, t, (size_t)n * sizeof *y);
+        return;
+    }
+    for (int j = 0; j < n; j++)
+        y[j] = t[j] + res[j];
+}
+
 /* Output rows 2ty and, when two, 2ty+1 (wo columns each, ldy apart) of one
  * channel from its products m[xi*ms + tx], plus bias and residual. */
 static void o2h_wino_out_row(int tw, const float *restrict m, size_t ms, float b,
@@ -2154,10 +2168,9 @@ static void o2h_wino_out_row(int tw, const float *restrict m, size_t ms, float b
         o2h_vstore(t + O2H_VL, O2H_VZIPHI(y00, y01));
         o2h_vstore(t + 2 * O2H_VL, O2H_VZIPLO(y10, y11));
         o2h_vstore(t + 3 * O2H_VL, O2H_VZIPHI(y10, y11));
-        for (int j = 0; j < n; j++)
-            y[j] = t[j] + (res ? res[j] : 0.0f);
-        for (int j = 0; two && j < n; j++)
-            y[ldy + j] = t[2 * O2H_VL + j] + (res ? res[ldy + j] : 0.0f);
+        o2h_wino_out_part(t, res, n, y);
+        if (two)
+            o2h_wino_out_part(t + 2 * O2H_VL, res ? res + ldy : NULL, n, y + ldy);
         if (res)
             res += 2 * O2H_VL;
         y += 2 * O2H_VL;
@@ -2166,15 +2179,11 @@ static void o2h_wino_out_row(int tw, const float *restrict m, size_t ms, float b
 #else
     for (; tx < tw; tx++) {
         O2H_WINO_OUT(float, O2H_SLOAD);
-        int c1 = 2 * tx + 1 < wo;
-        y[0] = y00 + (res ? res[0] : 0.0f);
-        if (c1)
-            y[1] = y01 + (res ? res[1] : 0.0f);
-        if (two) {
-            y[ldy] = y10 + (res ? res[ldy] : 0.0f);
-            if (c1)
-                y[ldy + 1] = y11 + (res ? res[ldy + 1] : 0.0f);
-        }
+        float t[4] = {y00, y01, y10, y11};
+        int n = 2 * tx + 1 < wo ? 2 : 1;
+        o2h_wino_out_part(t, res, n, y);
+        if (two)
+            o2h_wino_out_part(t + 2, res ? res + ldy : NULL, n, y + ldy);
         if (res)
             res += 2;
         y += 2;
@@ -2415,7 +2424,8 @@ static void o2h_smallc_out_row(const O2hConv2d *p, const float *rows, const size
             for (int t = 0; t < nt; t++)
                 a += w[(size_t)f * nt + t] * rows[off[t] + (size_t)ow];
             size_t at = (size_t)f * ep.hwo + (size_t)ow;
-            a += ep.res ? ep.res[at] : 0.0f;
+            if (ep.res)
+                a += ep.res[at];
             if (ep.clamp)
                 a = a < ep.lo ? ep.lo : a > ep.hi ? ep.hi : a;
             y[at] = a;
