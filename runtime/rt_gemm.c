@@ -336,8 +336,8 @@ static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t l
  * accumulator per column. */
 #if O2H_MR == 8 || O2H_MR == 6 || O2H_MR == 4
 #define O2H_TAIL_COLS 4
-/* Row panels summed at once by the grouped tail (o2h_tile_cols_panels). */
-#define O2H_TAIL_PANELS 4
+/* Most row panels summed at once by the grouped tail (o2h_tile_cols_group). */
+#define O2H_TAIL_PANELS 8
 /* Lanes of a panel row: MR, or 8 for AVX2's 6 rows. */
 #define O2H_TAIL_LANES (O2H_MR == 6 ? 8 : O2H_MR)
 typedef float o2h_vm __attribute__((vector_size(O2H_TAIL_LANES * 4)));
@@ -393,54 +393,55 @@ O2H_INLINE void o2h_cols_run(int np, int nc, int kc, const float *restrict a, si
     }
 }
 
-static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
-                          const O2hTilePos *tp, const O2hTileEpi *ep)
-{
-    switch (tp->nr) {
-    case 1: o2h_cols_run(1, 1, kc, a, 0, b, ldb, tp, ep); return;
-    case 2: o2h_cols_run(1, 2, kc, a, 0, b, ldb, tp, ep); return;
-    case 3: o2h_cols_run(1, 3, kc, a, 0, b, ldb, tp, ep); return;
-    default: o2h_cols_run(1, 4, kc, a, 0, b, ldb, tp, ep); return;
-    }
-}
+#define O2H_COLS_RUN(NP)                                                  \
+    do {                                                                  \
+        switch (tp->nr) {                                                 \
+        case 1: o2h_cols_run((NP), 1, kc, a, ast, b, ldb, tp, ep); return; \
+        case 2: o2h_cols_run((NP), 2, kc, a, ast, b, ldb, tp, ep); return; \
+        case 3: o2h_cols_run((NP), 3, kc, a, ast, b, ldb, tp, ep); return; \
+        default: o2h_cols_run((NP), 4, kc, a, ast, b, ldb, tp, ep); return; \
+        }                                                                 \
+    } while (0)
 
-/* Tail tile (tp->i0, tp->j0) and the next O2H_TAIL_PANELS - 1 row panels,
- * all of them full (MR rows). AVX2's 16 registers hold the sums of 4
- * panels for up to 2 columns: wider tails go 2 panels at a time. */
-static void o2h_tile_cols_panels(int kc, const float *a, size_t ast, const float *b,
-                                 ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
+/* Tail tile (tp->i0, tp->j0) and the next np - 1 row panels (np of
+ * o2h_tail_group; all full when np > 1). */
+static void o2h_tile_cols_group(int np, int kc, const float *a, size_t ast, const float *b,
+                                ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
 {
-    if (O2H_MR == 6 && tp->nr > 2) {
-        O2hTilePos th = *tp;
-        th.i0 = tp->i0 + 2 * O2H_MR;
-        if (tp->nr == 3) {
-            o2h_cols_run(2, 3, kc, a, ast, b, ldb, tp, ep);
-            o2h_cols_run(2, 3, kc, a + 2 * ast, ast, b, ldb, &th, ep);
-        } else {
-            o2h_cols_run(2, 4, kc, a, ast, b, ldb, tp, ep);
-            o2h_cols_run(2, 4, kc, a + 2 * ast, ast, b, ldb, &th, ep);
-        }
+    if (np == 8) {
+        o2h_cols_run(8, 1, kc, a, ast, b, ldb, tp, ep);
         return;
     }
-    switch (tp->nr) {
-    case 1: o2h_cols_run(O2H_TAIL_PANELS, 1, kc, a, ast, b, ldb, tp, ep); return;
-    case 2: o2h_cols_run(O2H_TAIL_PANELS, 2, kc, a, ast, b, ldb, tp, ep); return;
-    case 3: o2h_cols_run(O2H_TAIL_PANELS, 3, kc, a, ast, b, ldb, tp, ep); return;
-    default: o2h_cols_run(O2H_TAIL_PANELS, 4, kc, a, ast, b, ldb, tp, ep); return;
-    }
+    if (np == 4)
+        O2H_COLS_RUN(4);
+    if (np == 2)
+        O2H_COLS_RUN(2);
+    O2H_COLS_RUN(1);
+}
+
+/* Row panels the grouped tail of nc columns sums at once, at most left:
+ * eight or more accumulators (two FMA pipes of four cycles' latency), a
+ * 1-column tail 8 panels. AVX2's 16 registers hold 4 panels of 2 columns
+ * and 2 of 3 or 4. */
+static int o2h_tail_group(int nc, int left)
+{
+    int g = nc == 1 ? 8 : O2H_MR == 6 && nc > 2 ? 2 : 4;
+    while (g > left)
+        g /= 2;
+    return g;
 }
 #else
 #define O2H_TAIL_COLS 0
 #define O2H_TAIL_PANELS 1
-static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
-                          const O2hTilePos *tp, const O2hTileEpi *ep)
+static void o2h_tile_cols_group(int np, int kc, const float *a, size_t ast, const float *b,
+                                ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
 {
-    (void)kc; (void)a; (void)b; (void)ldb; (void)tp; (void)ep;
+    (void)np; (void)kc; (void)a; (void)ast; (void)b; (void)ldb; (void)tp; (void)ep;
 }
-static void o2h_tile_cols_panels(int kc, const float *a, size_t ast, const float *b,
-                                 ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
+static int o2h_tail_group(int nc, int left)
 {
-    (void)kc; (void)a; (void)ast; (void)b; (void)ldb; (void)tp; (void)ep;
+    (void)nc; (void)left;
+    return 1;
 }
 #endif
 
@@ -465,15 +466,15 @@ static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t l
 
 #define O2H_TAIL_COLS 0
 #define O2H_TAIL_PANELS 1
-static void o2h_tile_cols(int kc, const float *a, const float *b, ptrdiff_t ldb,
-                          const O2hTilePos *tp, const O2hTileEpi *ep)
+static void o2h_tile_cols_group(int np, int kc, const float *a, size_t ast, const float *b,
+                                ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
 {
-    (void)kc; (void)a; (void)b; (void)ldb; (void)tp; (void)ep;
+    (void)np; (void)kc; (void)a; (void)ast; (void)b; (void)ldb; (void)tp; (void)ep;
 }
-static void o2h_tile_cols_panels(int kc, const float *a, size_t ast, const float *b,
-                                 ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
+static int o2h_tail_group(int nc, int left)
 {
-    (void)kc; (void)a; (void)ast; (void)b; (void)ldb; (void)tp; (void)ep;
+    (void)nc; (void)left;
+    return 1;
 }
 
 #endif
@@ -576,7 +577,7 @@ static void o2h_kblock_tile(const O2hKBlock *kb, const float *a, int i0, int j0)
     } else {
         b = o2h_b_row(B, kb->pc, j0);
         if (o2h_is_tail_cols(B, nr)) {
-            o2h_tile_cols(kc, a, b, ldb, &tp, kb->ep);
+            o2h_tile_cols_group(1, kc, a, 0, b, ldb, &tp, kb->ep);
             return;
         }
     }
@@ -603,6 +604,40 @@ static const float *o2h_a_panel(const O2hMatA *A, int M, int i0, int pc, int kc,
     return apan;
 }
 
+/* The short column tail of the np full row panels from row i0 (packed A),
+ * summed together. */
+static void o2h_kblock_tail(const O2hKBlock *kb, int i0, int np)
+{
+    int kc = kb->pe - kb->pc;
+    O2hTilePos tp = {kb->c, kb->ldc, i0, kb->jlast, O2H_MR, kb->jend - kb->jlast, kb->pc == 0,
+                     kb->pe == kb->K};
+    o2h_tile_cols_group(np, kc, o2h_a_panel(kb->A, kb->M, i0, kb->pc, kc, NULL),
+                        (size_t)O2H_MR * kc, o2h_b_row(kb->B, kb->pc, kb->jlast), kb->B->ld, &tp,
+                        kb->ep);
+}
+
+/* Row panels outer, each panel's A in L1 over its column tiles. With a
+ * grouped tail (full panels [0, mgrp)), each group's tiles go first and
+ * then its tail, while the group's A is still in L1 or L2: after the
+ * whole K block it would stream again from L3 or memory (a 1024-row block
+ * is 1 MB), which set the pace of a 1-column tail. */
+static void o2h_kblock_rows(const O2hKBlock *kb, int mgrp, float *apan)
+{
+    int kc = kb->pe - kb->pc;
+    for (int i0 = 0, np; i0 < kb->M; i0 += np * O2H_MR) {
+        int grp = i0 < mgrp, jstop = grp ? kb->jlast : kb->jend;
+        np = grp ? o2h_tail_group(kb->jend - kb->jlast, (mgrp - i0) / O2H_MR) : 1;
+        for (int q = 0; q < np; q++) {
+            int iq = i0 + q * O2H_MR;
+            const float *a = o2h_a_panel(kb->A, kb->M, iq, kb->pc, kc, apan);
+            for (int j0 = kb->jc; j0 < jstop; j0 += O2H_NR)
+                o2h_kblock_tile(kb, a, iq, j0);
+        }
+        if (grp)
+            o2h_kblock_tail(kb, i0, np);
+    }
+}
+
 /* Floats of one K block of B kept in L2 while the row panels take turns:
  * below this the A panel is the inner reuse (rows outside, each panel read
  * once per K block), above it the B tile is (columns outside). */
@@ -623,34 +658,30 @@ static void o2h_gemm_blocked(int M, int N, int K, const O2hMatA *A, const O2hMat
     float apan[O2H_KC * O2H_MR];
     float bedge[O2H_KC * O2H_NR];
     int ncb = o2h_gemm_nc(M);
-    for (int jc = 0; jc < N; jc += ncb) {
-        int jend = o2h_mini(N, jc + ncb);
+    for (int jc = 0, jend; jc < N; jc = jend) {
+        /* fewer columns than a tile left over join this block: a block of
+         * their own would stream all of A again for them */
+        jend = N - (jc + ncb) < O2H_NR ? N : jc + ncb;
         for (int pc = 0; pc < K;) {
             int pe = o2h_kblock_end(B, K, pc), kc = pe - pc;
             O2hKBlock kb = {A, B, M, K, pc, pe, jc, jend, jc + (jend - jc - 1) / O2H_NR * O2H_NR,
                             NULL, 0, c, ldc, ep};
             o2h_kblock_init(&kb, bedge);
-            /* a short column tail of packed A: rows [0, mgrp) go by groups
-             * of panels after the other tiles */
+            /* a short column tail of packed A: its full row panels [0, mgrp)
+             * go by groups of panels */
             int mgrp = 0;
             if (A->packed && O2H_TAIL_PANELS > 1 && o2h_is_tail_cols(B, jend - kb.jlast))
-                mgrp = M / (O2H_MR * O2H_TAIL_PANELS) * (O2H_MR * O2H_TAIL_PANELS);
+                mgrp = M / O2H_MR * O2H_MR;
             if (!A->packed || (size_t)kc * (size_t)(jend - jc) <= O2H_B_BLOCK_L2) {
-                for (int i0 = 0; i0 < M; i0 += O2H_MR) {
-                    const float *a = o2h_a_panel(A, M, i0, pc, kc, apan);
-                    int jstop = i0 < mgrp ? kb.jlast : jend;
-                    for (int j0 = jc; j0 < jstop; j0 += O2H_NR)
-                        o2h_kblock_tile(&kb, a, i0, j0);
-                }
+                o2h_kblock_rows(&kb, mgrp, apan);
             } else {
                 for (int j0 = jc; j0 < jend; j0 += O2H_NR)
                     for (int i0 = j0 == kb.jlast ? mgrp : 0; i0 < M; i0 += O2H_MR)
                         o2h_kblock_tile(&kb, o2h_a_panel(A, M, i0, pc, kc, apan), i0, j0);
-            }
-            for (int i0 = 0; i0 < mgrp; i0 += O2H_MR * O2H_TAIL_PANELS) {
-                O2hTilePos tp = {c, ldc, i0, kb.jlast, O2H_MR, jend - kb.jlast, pc == 0, pe == K};
-                o2h_tile_cols_panels(kc, o2h_a_panel(A, M, i0, pc, kc, apan), (size_t)O2H_MR * kc,
-                                     o2h_b_row(B, pc, kb.jlast), B->ld, &tp, ep);
+                for (int i0 = 0, np; i0 < mgrp; i0 += np * O2H_MR) {
+                    np = o2h_tail_group(jend - kb.jlast, (mgrp - i0) / O2H_MR);
+                    o2h_kblock_tail(&kb, i0, np);
+                }
             }
             pc = pe;
         }

@@ -192,6 +192,8 @@ static void test_fewpix(void)
 {
     ConvCase cs[] = {
         {1, 40, 7, 7, 50, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   /* pointwise 7x7 */
+        {1, 40, 7, 7, 125, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* tail groups of 8, 4, 2, 1 panels */
+        {1, 16, 7, 7, 1100, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, /* the 1-column rest joins its column block */
         {2, 300, 5, 5, 33, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* K blocks, ragged F */
         {1, 20, 1, 1, 97, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   /* one pixel (SE conv) */
         {1, 32, 7, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* 3x3 on 7x7 */
