@@ -682,15 +682,16 @@ static void test_fc(void)
     CHECK_EQ_INT(bad16, 0);
 }
 
-static void pool_case(int K, int S, int P, int include_pad)
+/* W up to 117: rows wide enough for the vector forms and their tails */
+static void pool_case(int K, int S, int P, int include_pad, int H, int W)
 {
-    enum { C = 3, H = 7, W = 8 };
+    enum { C = 3, MAXHW = 9 * 117 };
     O2hPool2d p = {.N = 1, .C = C, .H = H, .W = W, .KH = K, .KW = K, .SH = S, .SW = S, .DH = 1, .DW = 1,
                    .PT = P, .PL = P, .PB = P, .PR = P, .count_include_pad = include_pad};
     p.HO = (H + 2 * P - K) / S + 1;
     p.WO = (W + 2 * P - K) / S + 1;
-    int8_t x[C * H * W], y[C * 64];
-    int16_t x16[C * H * W], y16[C * 64];
+    int8_t x[C * MAXHW], y[C * MAXHW];
+    int16_t x16[C * MAXHW], y16[C * MAXHW];
     for (int i = 0; i < C * H * W; i++)
         x[i] = (int8_t)rnd_in(-128, 127), x16[i] = (int16_t)rnd_in(-30000, 30000);
     int32_t mult[64];
@@ -751,10 +752,13 @@ static void pool_case(int K, int S, int P, int include_pad)
 
 static void test_pools(void)
 {
-    pool_case(2, 2, 0, 0);
-    pool_case(3, 2, 1, 0);
-    pool_case(3, 1, 1, 1);
-    pool_case(3, 3, 1, 0);
+    pool_case(2, 2, 0, 0, 7, 8);
+    pool_case(3, 2, 1, 0, 7, 8);
+    pool_case(3, 1, 1, 1, 7, 8);
+    pool_case(3, 3, 1, 0, 7, 8);
+    for (int w = 111; w <= 117; w++) /* ResNet's 3x3 s2 max pool on rows past one vector */
+        for (int pd = 0; pd <= 1; pd++)
+            pool_case(3, 2, pd, 0, 9, w);
     /* global */
     enum { NC = 5, HW = 49 };
     int8_t x[NC * HW], y[NC];
