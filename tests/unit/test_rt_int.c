@@ -599,6 +599,65 @@ static void test_conv_dw3(void)
     conv_relu = 0;
 }
 
+/* 3x3 depthwise over every shift (sh < 3 takes the scalar rule), large
+ * biases and multipliers, with pads of 0 to 2 on each side (asymmetric as
+ * in "same" padding): stride 2 on planes over 28x28 (the flat phase-plane
+ * form at AVX2, rows of 1 to 9 vectors of 16 columns, a batch) and
+ * stride 1 (the float kernels' sums requantized in registers, plane
+ * sizes around the vectors of 8 and 32). */
+static void dw_shift_case(int N, int H, int W, int S, int pt, int pl, int pb, int pr)
+{
+    enum { C = 64 };
+    O2hConv2d p = {.N = N, .C = C, .H = H, .W = W, .F = C, .KH = 3, .KW = 3, .SH = S, .SW = S, .DH = 1, .DW = 1,
+                   .PT = pt, .PL = pl, .PB = pb, .PR = pr, .G = C};
+    p.HO = (H + pt + pb - 3) / S + 1;
+    p.WO = (W + pl + pr - 3) / S + 1;
+    size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * p.HO * p.WO;
+    int32_t *xi = malloc(nx * 4), wi[C * 9], bias[C], mult[C], zx = rnd_in(-128, 127);
+    int8_t *x = malloc(nx), w[C * 9], *y = malloc(ny);
+    uint8_t shift[C];
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (int8_t)(xi[i] = rnd_in(-128, 127));
+    for (int i = 0; i < C * 9; i++)
+        w[i] = (int8_t)(wi[i] = rnd_in(-127, 127));
+    for (int f = 0; f < C; f++) {
+        bias[f] = f % 3 ? rnd_in(-(1 << 30), 1 << 30) : rnd_in(-100000, 100000);
+        shift[f] = (uint8_t)f;
+        mult[f] = f < 3 ? rnd_in(0, 3) : (int32_t)(rnd() & 0x7fffffff);
+    }
+    O2hRequant rq = {C, mult, shift, -9, -128, 127};
+    void *scratch = malloc(o2h_conv2d_s8_scratch(&p));
+    o2h_conv2d_s8(&p, zx, &rq, x, w, bias, y, scratch);
+    int bad = 0;
+    for (int n = 0; n < N; n++)
+        for (int f = 0; f < C; f++)
+            for (int oh = 0; oh < p.HO; oh++)
+                for (int ow = 0; ow < p.WO; ow++) {
+                    int64_t sw = 0;   /* pads read x_zero: bias + sum x w = bias + zx sw + sum (x - zx) w */
+                    for (int t = 0; t < 9; t++)
+                        sw += wi[f * 9 + t];
+                    int64_t acc = bias[f] + zx * sw + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
+                    bad += y[(((int64_t)n * C + f) * p.HO + oh) * p.WO + ow] !=
+                           ref_out(acc, mult[f], shift[f], rq.zero, rq.lo, rq.hi);
+                }
+    CHECK_MSG(bad == 0, "dw shifts %dx%dx%d s%d pads %d %d %d %d: %d wrong", N, H, W, S, pt, pl, pb, pr, bad);
+    free(xi), free(x), free(y), free(scratch);
+}
+
+static void test_dw_shifts(void)
+{
+    static const int cases[][8] = {
+        {1, 30, 29, 2, 0, 0, 1, 1}, {1, 29, 31, 2, 1, 1, 1, 1}, {1, 31, 30, 2, 2, 2, 2, 2},
+        {1, 8, 130, 2, 1, 0, 0, 2}, {2, 33, 33, 2, 1, 2, 0, 1}, {1, 112, 112, 2, 0, 1, 1, 0},
+        {1, 29, 31, 2, 2, 2, 2, 2},
+        {1, 7, 7, 1, 1, 1, 1, 1},   {1, 9, 5, 1, 0, 2, 1, 0},   {2, 11, 13, 1, 2, 0, 1, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int *c = cases[i];
+        dw_shift_case(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+    }
+}
+
 /* requantization of whole rows (the vector paths) over every shift, large
  * accumulators and multipliers, zero points and output clamps (a Relu's
  * lo = zero included): a 1x1 conv of one input channel */
@@ -803,6 +862,7 @@ int main(void)
     test_mul_rows();
     test_conv();
     test_conv_dw3();
+    test_dw_shifts();
     test_add_same();
     test_conv_wino();
     test_requant_rows();
