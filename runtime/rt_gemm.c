@@ -430,19 +430,6 @@ static int o2h_tail_group(int nc, int left)
         g /= 2;
     return g;
 }
-#else
-#define O2H_TAIL_COLS 0
-#define O2H_TAIL_PANELS 1
-static void o2h_tile_cols_group(int np, int kc, const float *a, size_t ast, const float *b,
-                                ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
-{
-    (void)np; (void)kc; (void)a; (void)ast; (void)b; (void)ldb; (void)tp; (void)ep;
-}
-static int o2h_tail_group(int nc, int left)
-{
-    (void)nc; (void)left;
-    return 1;
-}
 #endif
 
 #else /* plain C fallback */
@@ -464,6 +451,9 @@ static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t l
     o2h_tile_store_scalar(t, tp, ep);
 }
 
+#endif
+
+#ifndef O2H_TAIL_COLS /* no grouped column tail: the tails run as ragged tiles */
 #define O2H_TAIL_COLS 0
 #define O2H_TAIL_PANELS 1
 static void o2h_tile_cols_group(int np, int kc, const float *a, size_t ast, const float *b,
@@ -476,7 +466,6 @@ static int o2h_tail_group(int nc, int left)
     (void)nc; (void)left;
     return 1;
 }
-
 #endif
 
 /* Copy a ragged B tile (kc rows, nr columns) into a zero-padded buffer. */
