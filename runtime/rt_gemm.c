@@ -763,48 +763,72 @@ static int o2h_gemm_map_c(const O2hGemm *p, const float *c, O2hTileEpi *ep)
 #ifndef O2H_GEMV_AHEAD
 #define O2H_GEMV_AHEAD 16
 #endif
+/* Panels summed side by side by the one-row product: np * NV running sums,
+ * enough independent FMA chains to hide their latency where one panel has
+ * only NV (the product's pace was the chain, not the stream of B). */
+#define O2H_GEMV_PANELS 4
 
-/* s += the sum of panel rows [k0, k1) times a, in k order, prefetching
- * ahead. One running sum per vector, as in the tiles: the same order of
- * additions as a blocked GEMM (ONNX Runtime's too), and the stream of B,
- * not the FMA latency, sets the pace. */
-O2H_INLINE void o2h_gemv_block(int k0, int k1, const float *restrict a, const float *restrict bp,
-                               o2h_vf s[O2H_NV])
+/* s[q] += the sum of rows [k0, k1) of panel q (panels pst floats apart)
+ * times a, in k order, prefetching ahead. One running sum per vector, as
+ * in the tiles: the same order of additions as a blocked GEMM (ONNX
+ * Runtime's too), whatever np is. */
+O2H_INLINE void o2h_gemv_block(int np, int k0, int k1, const float *restrict a,
+                               const float *restrict bp, size_t pst,
+                               o2h_vf s[O2H_GEMV_PANELS][O2H_NV])
 {
-    o2h_vf c[O2H_NV];
-    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) c[v] = (o2h_vf){0};
+    o2h_vf c[O2H_GEMV_PANELS][O2H_NV];
+    O2H_UNROLL for (int q = 0; q < np; q++)
+        O2H_UNROLL for (int v = 0; v < O2H_NV; v++) c[q][v] = (o2h_vf){0};
     for (int k = k0; k < k1; k++) {
-        const float *r = bp + (size_t)k * O2H_NR;
-        for (int q = 0; q < O2H_NR; q += 16)
-            __builtin_prefetch(r + O2H_GEMV_AHEAD * O2H_NR + q);
         o2h_vf x = o2h_vset1(a[k]);
-        O2H_UNROLL for (int v = 0; v < O2H_NV; v++) c[v] += x * o2h_vload(r + v * O2H_VL);
+        O2H_UNROLL for (int q = 0; q < np; q++)
+        {
+            const float *r = bp + q * pst + (size_t)k * O2H_NR;
+            for (int u = 0; u < O2H_NR; u += 16)
+                __builtin_prefetch(r + O2H_GEMV_AHEAD * O2H_NR + u);
+            O2H_UNROLL for (int v = 0; v < O2H_NV; v++) c[q][v] += x * o2h_vload(r + v * O2H_VL);
+        }
     }
-    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) s[v] += c[v];
+    O2H_UNROLL for (int q = 0; q < np; q++)
+        O2H_UNROLL for (int v = 0; v < O2H_NV; v++) s[q][v] += c[q][v];
 }
 
-/* t[0..NR) = sum over k of a[k] * panel[k][0..NR): the panel read once as
- * one stream, summed in blocks of KC as the tiles are (a single running
- * sum over a long K would round more). */
-static void o2h_gemv_panel(int K, const float *restrict a, const float *restrict bp, float *t)
+/* t[q*NR + 0..NR) = sum over k of a[k] * panel q [k][0..NR) for np
+ * consecutive packed panels: each panel read as one stream, summed in
+ * blocks of KC as the tiles are (a single running sum over a long K would
+ * round more). */
+O2H_INLINE void o2h_gemv_panels(int np, int K, const float *restrict a,
+                                const float *restrict bp, float *t)
 {
-    o2h_vf s[O2H_NV];
-    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) s[v] = (o2h_vf){0};
+    o2h_vf s[O2H_GEMV_PANELS][O2H_NV];
+    size_t pst = (size_t)K * O2H_NR;
+    O2H_UNROLL for (int q = 0; q < np; q++)
+        O2H_UNROLL for (int v = 0; v < O2H_NV; v++) s[q][v] = (o2h_vf){0};
     for (int k0 = 0; k0 < K; k0 += O2H_KC)
-        o2h_gemv_block(k0, o2h_mini(K, k0 + O2H_KC), a, bp, s);
-    O2H_UNROLL for (int v = 0; v < O2H_NV; v++) o2h_vstore(t + v * O2H_VL, s[v]);
+        o2h_gemv_block(np, k0, o2h_mini(K, k0 + O2H_KC), a, bp, pst, s);
+    O2H_UNROLL for (int q = 0; q < np; q++)
+        O2H_UNROLL for (int v = 0; v < O2H_NV; v++) o2h_vstore(t + q * O2H_NR + v * O2H_VL, s[q][v]);
 }
 
 /* A Gemm of one row (a fully connected layer at batch 1) is bound by
  * reading B: each packed panel in one pass over all of K, no K blocks
- * whose partial sums go through C, then the epilogue on the row. */
+ * whose partial sums go through C, O2H_GEMV_PANELS panels at a time (the
+ * rest one by one), then the epilogue on the row. */
 static void o2h_gemv(int N, int K, const float *a, const float *bp, float *y, const O2hTileEpi *ep)
 {
-    float t[O2H_NR];
-    for (int j0 = 0; j0 < N; j0 += O2H_NR) {
-        O2hTilePos tp = {y, N, 0, j0, 1, o2h_mini(O2H_NR, N - j0), 1, 1};
-        o2h_gemv_panel(K, a, bp + (size_t)j0 * K, t);
-        o2h_tile_store_scalar(t, &tp, ep);
+    float t[O2H_GEMV_PANELS * O2H_NR];
+    int npan = (N + O2H_NR - 1) / O2H_NR;
+    for (int p0 = 0, np; p0 < npan; p0 += np) {
+        np = npan - p0 >= O2H_GEMV_PANELS ? O2H_GEMV_PANELS : 1;
+        if (np == O2H_GEMV_PANELS)
+            o2h_gemv_panels(O2H_GEMV_PANELS, K, a, bp + (size_t)p0 * O2H_NR * K, t);
+        else
+            o2h_gemv_panels(1, K, a, bp + (size_t)p0 * O2H_NR * K, t);
+        for (int q = 0; q < np; q++) {
+            int j0 = (p0 + q) * O2H_NR;
+            O2hTilePos tp = {y, N, 0, j0, 1, o2h_mini(O2H_NR, N - j0), 1, 1};
+            o2h_tile_store_scalar(t + q * O2H_NR, &tp, ep);
+        }
     }
 }
 #endif

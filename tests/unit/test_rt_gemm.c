@@ -56,7 +56,10 @@ static void run_gemm(int M, int N, int K, int ta, int tb, float alpha, float bet
 
 static void test_gemm(void)
 {
-    int sizes[][3] = {{1, 1000, 300}, {1, 10, 7}, {1, 1000, 1281}, {1, 33, 1}, {5, 17, 9}, {8, 48, 128}, {13, 50, 129},
+    /* M = 1: groups of panels summed side by side, a ragged last panel in
+     * a group (61 and 190 columns: four panels at 16 and 48 wide) or alone */
+    int sizes[][3] = {{1, 1000, 300}, {1, 10, 7}, {1, 1000, 1281}, {1, 33, 1}, {1, 61, 600},
+                      {1, 190, 520}, {5, 17, 9}, {8, 48, 128}, {13, 50, 129},
                       {2, 3, 1}, {33, 97, 260}, {16, 16, 16}, {9, 1, 5}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int M = sizes[s][0], N = sizes[s][1], K = sizes[s][2];
