@@ -9,7 +9,10 @@
  * packed per block of NV*VL into the same G-interleaved form (x + 128 as
  * unsigned bytes for VNNI, int16 for pair products), so the micro-kernel
  * streams both operands sequentially and keeps an MR x NV tile of int32
- * accumulators in registers for the whole reduction.
+ * accumulators in registers for the whole reduction. A last block of a
+ * few pixels (a 7x7 map is 24 + 24 + 1) would waste most lanes of such a
+ * tile, so where O2H_I8_COLS is set it goes with channels in the lanes
+ * instead, reading the same packed weights two panels at a time.
  *
  * VNNI multiplies unsigned by signed bytes: it sums (x + 128) * w and the
  * packed bias is corrected by -128 * sum(w[f]). Partial sums may wrap
@@ -282,6 +285,17 @@ O2H_I_INLINE void o2h_i8_tile(int nv, int kg, const unsigned char *restrict b, c
         o2h_i8_row_out(nv, acc[r], o->rqc + r * o->rq_step, o->rqv + r * o->rq_step, o->y + r * o->ldy, o->np);
 }
 
+/* What every tile of one call shares: the packed weights and biases, the
+ * pixel block, the channel constants, k-steps, per-channel or not. */
+typedef struct {
+    const unsigned char *wp;
+    const int32_t *bias;
+    const unsigned char *blk;
+    const O2hRqc *rqc;
+    const O2hRqv *rqv;
+    int kg, per_ch;
+} O2hI8Run;
+
 static void o2h_i8_tile_nv(int nv, int kg, const unsigned char *b, const unsigned char *w, const int32_t *bias,
                            const O2hI8Out *o)
 {
@@ -297,6 +311,71 @@ static void o2h_i8_tile_nv(int nv, int kg, const unsigned char *b, const unsigne
         o2h_i8_tile(1, kg, b, w, bias, o);
 }
 
+/* One panel of MR channels from f0 over the block at p0 (np pixels, nv vectors). */
+static void o2h_i8_panel(const O2hI8Gemm *g, const O2hI8Run *u, int f0, int p0, int np, int nv)
+{
+    enum { MR = O2H_I8_MR };
+    int sel = u->per_ch ? f0 : 0;
+    O2hI8Out o = {g->y + (int64_t)f0 * g->ldy + p0, g->ldy, np, g->F - f0 < MR ? g->F - f0 : MR, u->rqc + sel,
+                  u->rqv + sel, u->per_ch};
+    o2h_i8_tile_nv(nv, u->kg, u->blk, u->wp + (size_t)f0 * u->kg * O2H_I8_G * O2H_I8_ES, u->bias + f0, &o);
+}
+
+#if O2H_I8_COLS
+/* Channels in lanes for a last block of t <= O2H_I8_COLS pixels: two
+ * 4-channel panels give one vector of 8 channels per k-step (ps bytes
+ * apart), each pixel's k-pair is broadcast, so no lane computes a missing
+ * pixel; 16 channels x t pixels of sums go to out[t][16]. */
+O2H_I_INLINE void o2h_i8_cols_tile(int t, int kg, const unsigned char *restrict b, const unsigned char *restrict w,
+                                   size_t ps, const int32_t *bias, int32_t *out)
+{
+    __m256i acc[2][O2H_I8_COLS];
+    O2H_I_UNROLL for (int j = 0; j < t; j++) O2H_I_UNROLL for (int c = 0; c < 2; c++)
+        acc[c][j] = _mm256_loadu_si256((const __m256i *)(const void *)(bias + 8 * c));
+    for (int k = 0; k < kg; k++) {
+        __m256i wv[2];
+        O2H_I_UNROLL for (int c = 0; c < 2; c++)
+        {
+            const unsigned char *lo = w + 2 * c * ps;
+            wv[c] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)lo)),
+                                            _mm_loadu_si128((const __m128i *)(const void *)(lo + ps)), 1);
+        }
+        O2H_I_UNROLL for (int j = 0; j < t; j++)
+        {
+            __m256i xb = _mm256_set1_epi32(o2h_i8_word(b + 4 * j));
+            O2H_I_UNROLL for (int c = 0; c < 2; c++) acc[c][j] = O2H_IDOT(acc[c][j], xb, wv[c]);
+        }
+        b += O2H_I8_STEP;
+        w += O2H_I8_MR * O2H_I8_G * O2H_I8_ES;
+    }
+    O2H_I_UNROLL for (int j = 0; j < t; j++) O2H_I_UNROLL for (int c = 0; c < 2; c++)
+        _mm256_storeu_si256((__m256i *)(void *)(out + 16 * j + 8 * c), acc[c][j]);
+}
+
+/* The last block (np <= O2H_I8_COLS pixels at p0): 16 channels at a time by
+ * channel vectors, requantized per element; the last panels as tiles. */
+static void o2h_i8_cols(const O2hI8Gemm *g, const O2hI8Run *u, int p0, int np)
+{
+    const size_t ps = (size_t)u->kg * O2H_I8_MR * O2H_I8_G * O2H_I8_ES;
+    int fp = (g->F + O2H_I8_MR - 1) / O2H_I8_MR * O2H_I8_MR, f0 = 0;
+    for (; f0 + 16 <= fp; f0 += 16) {
+        int32_t out[O2H_I8_COLS * 16];
+        const unsigned char *w = u->wp + (size_t)f0 / O2H_I8_MR * ps;
+        switch (np) {
+        case 1: o2h_i8_cols_tile(1, u->kg, u->blk, w, ps, u->bias + f0, out); break;
+        case 2: o2h_i8_cols_tile(2, u->kg, u->blk, w, ps, u->bias + f0, out); break;
+        case 3: o2h_i8_cols_tile(3, u->kg, u->blk, w, ps, u->bias + f0, out); break;
+        default: o2h_i8_cols_tile(4, u->kg, u->blk, w, ps, u->bias + f0, out); break;
+        }
+        for (int r = 0; r < 16 && f0 + r < g->F; r++)
+            for (int j = 0; j < np; j++)
+                g->y[(int64_t)(f0 + r) * g->ldy + p0 + j] = o2h_rq_one(out[16 * j + r], u->rqc + (u->per_ch ? f0 + r : 0));
+    }
+    for (; f0 < g->F; f0 += O2H_I8_MR)
+        o2h_i8_panel(g, u, f0, p0, np, 1);
+}
+#endif
+
 void o2h_i8_gemm(const O2hI8Gemm *g)
 {
     enum { MR = O2H_I8_MR, G = O2H_I8_G, ES = O2H_I8_ES };
@@ -306,6 +385,7 @@ void o2h_i8_gemm(const O2hI8Gemm *g)
     O2hRqc *rqc = o2h_i_align64(g->blk);
     O2hRqv *rqv = o2h_i_align64(rqc + g->F);
     unsigned char *blk = o2h_i_align64(rqv + g->F);
+    const O2hI8Run u = {wp, bias, blk, rqc, rqv, kg, per_ch};
     /* the vector constants once per call, not once per tile row */
     for (int f = 0; f < (per_ch ? g->F : 1); f++) {
         o2h_rqc_init(g->rq, g->ch0 + f, &rqc[f]);
@@ -316,11 +396,14 @@ void o2h_i8_gemm(const O2hI8Gemm *g)
         int np = g->P - p0 < O2H_I8_TW ? g->P - p0 : O2H_I8_TW;
         int nv = (np + O2H_I8_VL - 1) / O2H_I8_VL;
         o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, nv * O2H_I8_VL, blk);
-        for (int f0 = 0; f0 < g->F; f0 += MR) {
-            O2hI8Out o = {g->y + (int64_t)f0 * g->ldy + p0, g->ldy, np, g->F - f0 < MR ? g->F - f0 : MR,
-                          rqc + (per_ch ? f0 : 0), rqv + (per_ch ? f0 : 0), per_ch};
-            o2h_i8_tile_nv(nv, kg, blk, wp + (size_t)f0 * kg * G * ES, bias + f0, &o);
+#if O2H_I8_COLS
+        if (np <= O2H_I8_COLS) {
+            o2h_i8_cols(g, &u, p0, np);
+            continue;
         }
+#endif
+        for (int f0 = 0; f0 < g->F; f0 += MR)
+            o2h_i8_panel(g, &u, f0, p0, np, nv);
     }
 }
 

@@ -221,6 +221,14 @@ O2H_I_INLINE int16_t o2h_i8_half(const unsigned char *p)
 
 #endif
 
+/* A last pixel block of at most O2H_I8_COLS pixels goes by channel
+ * vectors (rt_int_gemm.c) in kinds that have that form, else 0. */
+#if O2H_I8 == O2H_I8_MADD256
+#define O2H_I8_COLS 4
+#else
+#define O2H_I8_COLS 0
+#endif
+
 #define O2H_I8_STEP (O2H_I8_VL * O2H_I8_G * O2H_I8_ES)   /* bytes of one vector of one k-step */
 #define O2H_I8_TW (O2H_I8_NV * O2H_I8_VL)                /* pixels of a full tile */
 

@@ -701,6 +701,26 @@ static void test_requant_rows(void)
     requant_rows_case(3, -5, 90);       /* Clip */
 }
 
+/* Pointwise convs on small planes: every pixel count 1..70 (so last pixel
+ * blocks of every size, those of 1..4 pixels by channel vectors on AVX2),
+ * channel counts below, at and past 16 and not multiples of 4, odd K, per
+ * tensor (odd F) and per channel multipliers, extreme operands, a ReLU. */
+static void test_pw_small(void)
+{
+    static const int Fs[] = {1, 5, 16, 19, 36, 40, 51};
+    for (int P = 1; P <= 70; P++)
+        conv_case(1, 1 + P * 7 % 45, 1, P, Fs[P % 7], 1, 1, 1, 0, 1, 0);
+    for (conv_fill = FILL_EXTREME; conv_fill <= FILL_MIN; conv_fill++) {
+        conv_case(1, 33, 7, 7, 40, 1, 1, 1, 0, 1, 0);
+        conv_case(1, 64, 14, 14, 21, 1, 1, 1, 0, 1, 0);
+    }
+    conv_fill = FILL_RANDOM;
+    conv_relu = 1;
+    conv_case(1, 96, 7, 7, 32, 1, 1, 1, 0, 1, 0);
+    conv_case(2, 17, 5, 5, 19, 1, 1, 1, 0, 1, 0);
+    conv_relu = 0;
+}
+
 /* ------------------------------------------------ fc and pools */
 
 static void test_fc(void)
@@ -866,6 +886,7 @@ int main(void)
     test_add_same();
     test_conv_wino();
     test_requant_rows();
+    test_pw_small();
     test_fc();
     test_pools();
     return check_done();
