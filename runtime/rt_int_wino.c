@@ -17,11 +17,29 @@
  *    in uint32), the final value cannot while |4 * sum| <= 4 * 9 * C * 128 *
  *    128 < 2^31, i.e. C <= O2H_I8W_MAX_C; then /4 is exact and the bias and
  *    the requantization are the direct path's (o2h_rq_row).
- * Work goes in blocks of whole tile rows, so that the transformed inputs of
- * a block (16 x C x tiles int16) stay in L2: transform the block's inputs,
- * then per MR output channels 16 products U[e] x V[e] (one per position e
- * of the 4x4 transform, accumulators in registers over all channels) into
- * a small M, and the output transform with requantization of those rows. */
+ * Two forms of the product, by plane size:
+ *  - planes of 400 pixels and more put tiles in the vector lanes: work
+ *    goes in blocks of whole tile rows, so that the transformed inputs of
+ *    a block (16 x C x tiles int16) stay in L2: transform the block's
+ *    inputs, then per MR output channels 16 products U[e] x V[e] (one per
+ *    position e of the 4x4 transform, accumulators in registers over all
+ *    channels) into a small M, and the output transform with
+ *    requantization of those rows;
+ *  - smaller planes (14x14 and 7x7: 49 and 16 tiles, too few to fill a
+ *    tile of pixel vectors) put filters in the lanes: U[e] is packed per
+ *    block of SFB filters as [C/2][SFB][2] int16, so that one vector holds
+ *    8 filters of one channel pair, and each tile's V pair (int32) is
+ *    broadcast; a register tile is STN tiles x SFV filter vectors. The
+ *    whole plane's V (16 x C x tiles int16, 400 KB for 256 channels of
+ *    14x14) is one block in L2; per filter block and position the panel
+ *    (C x SFB int16, 16 KB for 512 channels) stays in L1 over all tiles,
+ *    so U (8 MB for 512 x 512) is read once per run. The output transform
+ *    works on vectors of filters into [2th][2tw][SFB] int32, and each
+ *    filter's plane is gathered from there and requantized.
+ * Measured at x86-64-v3 on one Zen 5 core (one conv, C = F): 256 x 14x14
+ * 1.44 -> 0.70 ms, 512 x 7x7 1.59 -> 0.80 ms against the direct path
+ * (75-85 GMAC/s of products against a vpmaddwd peak near 96); planes of
+ * 2x2 to 5x5 take half the direct path's time too. */
 #include "rt_int_requant.h"
 
 #if O2H_I8 == O2H_I8_MADD256 || O2H_I8 == O2H_I8_MADD512
@@ -34,13 +52,15 @@
 #ifndef O2H_I8W_VBUDGET
 #define O2H_I8W_VBUDGET (256 * 1024)     /* bytes of transformed input per block */
 #endif
-/* Where it wins (ResNet-18 at x86-64-v3): 56x56 and 28x28 planes take half
- * and two thirds of the direct path's time; on 14x14 and 7x7 planes a few
- * tiles per product leave the registers half used against 16/9 times the
- * weight bytes, and the direct path is as fast or faster. */
+/* Where it wins (ResNet-18 at x86-64-v3): 56x56 and 28x28 planes took half
+ * and two thirds of the direct path's time with the tile-lane form, and
+ * 0.85-0.9 of that since rows of any length are transformed in vectors;
+ * 14x14 and 7x7 planes take half with the filter-lane form, and so do 2x2
+ * to 5x5 planes; a 1x1 plane would do 16 products for 9. */
 #ifndef O2H_I8W_MIN_PIX
-#define O2H_I8W_MIN_PIX 400
+#define O2H_I8W_MIN_PIX 4
 #endif
+#define O2H_I8W_SMALL_PIX 400            /* planes below take the filter-lane form */
 #ifndef O2H_I8W_MIN_C
 #define O2H_I8W_MIN_C 16
 #endif
@@ -60,8 +80,15 @@ int o2h_i8w_use(const O2hConv2d *p)
 
 /* ------------------------------------------------ geometry */
 
+/* Small planes take the filter-lane form with SFB filters per block (SFV
+ * vectors of 8) and STN tiles per register tile, whatever the build. */
+enum { SFV = 2, SFB = 8 * SFV, STN = 4 };
+
+static int o2h_i8w_small(const O2hConv2d *p) { return p->H * p->W < O2H_I8W_SMALL_PIX; }
+
 /* Sizes for a kernel kind with VL pixels per vector and MR channels per
- * tile (this build's, or the largest, for the bounds). */
+ * tile (this build's, or the largest, for the bounds); small planes take
+ * SFB and STN instead, and the whole plane as one block. */
 typedef struct {
     int tw, th;           /* tiles per row, tile rows */
     int cp, fp;           /* channels rounded to pairs, filters to MR */
@@ -69,18 +96,21 @@ typedef struct {
     int mr;
     int ntp;              /* tiles per block rounded up to VL */
     size_t per_e;         /* bytes of one packed panel: MR filters, one position */
-    size_t v_bytes, m_bytes, row_bytes;
+    size_t v_bytes, m_bytes, row_bytes, o_bytes;
 } O2hI8wGeom;
 
 static void o2h_i8w_geom(const O2hConv2d *p, int vl, int mr, O2hI8wGeom *g)
 {
+    int small = o2h_i8w_small(p);
+    vl = small ? STN : vl;
+    mr = small ? SFB : mr;
     g->tw = (p->W + 1) / 2;
     g->th = (p->H + 1) / 2;
     g->cp = (p->C + 1) / 2 * 2;
     g->fp = (p->F + mr - 1) / mr * mr;
     g->mr = mr;
     size_t per_row = (size_t)32 * g->cp * g->tw;
-    g->rows = (int)(O2H_I8W_VBUDGET / per_row);
+    g->rows = small ? g->th : (int)(O2H_I8W_VBUDGET / per_row);
     g->rows = g->rows < 1 ? 1 : g->rows > g->th ? g->th : g->rows;
     g->ntp = (g->rows * g->tw + vl - 1) / vl * vl;
     g->per_e = (size_t)mr * g->cp * 2;
@@ -89,6 +119,8 @@ static void o2h_i8w_geom(const O2hConv2d *p, int vl, int mr, O2hI8wGeom *g)
     /* 4 input rows of even and odd pairs (tw + 1 each, one vector over),
      * then 2 output rows of int32 */
     g->row_bytes = (((size_t)8 * (g->tw + 9) * 4 + 63) & ~(size_t)63) + ((size_t)2 * (2 * g->tw + 8) * 4);
+    /* small: int32 outputs [2th][2tw][SFB], then one plane of one filter */
+    g->o_bytes = small ? (((size_t)16 * g->th * g->tw * SFB + 63) & ~(size_t)63) + (size_t)4 * p->H * p->W : 0;
 }
 
 static size_t o2h_i8w_packed_of(const O2hI8wGeom *g)
@@ -98,7 +130,7 @@ static size_t o2h_i8w_packed_of(const O2hI8wGeom *g)
 
 static size_t o2h_i8w_scratch_of(const O2hI8wGeom *g)
 {
-    return g->v_bytes + g->m_bytes + g->row_bytes + 3 * 64;
+    return g->v_bytes + g->m_bytes + ((g->row_bytes + 63) & ~(size_t)63) + g->o_bytes + 4 * 64;
 }
 
 size_t o2h_i8w_packed_bytes_max(const O2hConv2d *p)
@@ -154,23 +186,24 @@ static void o2h_i8w_filter(const int8_t *g, int32_t u[16])
     }
 }
 
-/* Packed: per MR filters, per position e, a panel of [C/2][MR][2] int16
- * (zero beyond C and F; the 16 panels of a product run are one stream),
+/* Packed: per MR (small planes: SFB) filters, per position e, a panel of
+ * [C/2][MR][2] int16 (zero beyond C and F; the 16 panels of a product run
+ * are one stream),
  * then the int32 biases of fp rows. */
 void o2h_i8w_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, void *packed)
 {
     O2hI8wGeom g;
     o2h_i8w_geom(p, WVL, WMR, &g);
     unsigned char *out = packed;
-    size_t wb = 16 * g.per_e * (g.fp / WMR);
+    size_t wb = 16 * g.per_e * (g.fp / g.mr);
     memset(out, 0, wb);
     for (int f = 0; f < p->F; f++)
         for (int c = 0; c < p->C; c++) {
             int32_t u[16];
             o2h_i8w_filter(w + ((size_t)f * p->C + c) * 9, u);
-            size_t at = ((size_t)(c / 2) * WMR + f % WMR) * 2 + c % 2;
+            size_t at = ((size_t)(c / 2) * g.mr + f % g.mr) * 2 + c % 2;
             for (int e = 0; e < 16; e++)
-                memcpy(out + ((size_t)(f / WMR) * 16 + e) * g.per_e + at * 2, &(int16_t){(int16_t)u[e]}, 2);
+                memcpy(out + ((size_t)(f / g.mr) * 16 + e) * g.per_e + at * 2, &(int16_t){(int16_t)u[e]}, 2);
         }
     int32_t *b = (int32_t *)(void *)(out + wb);
     for (int f = 0; f < g.fp; f++)
@@ -215,57 +248,48 @@ static void o2h_i8w_row(const int8_t *xr, const int8_t *xs, int iy, int H, int W
     }
 }
 
+/* V of 8 tiles (16 int16 lanes from l) for one channel pair, rows r[i] =
+ * {ev, od} of padded rows 2ty .. 2ty + 3; the first nd int32 pairs are
+ * stored at v (positions vs_e apart). */
+static void o2h_i8w_v8(int16_t *const r[4][2], int l, int nd, int16_t *v, size_t vs_e)
+{
+    __m256i e0[4], e1[4], o0[4], o1[4];
+    for (int i = 0; i < 4; i++) {
+        e0[i] = _mm256_loadu_si256((const __m256i *)(const void *)(r[i][0] + l));
+        e1[i] = _mm256_loadu_si256((const __m256i *)(const void *)(r[i][0] + l + 2));
+        o0[i] = _mm256_loadu_si256((const __m256i *)(const void *)(r[i][1] + l));
+        o1[i] = _mm256_loadu_si256((const __m256i *)(const void *)(r[i][1] + l + 2));
+    }
+    /* rows: B^T d (d0 - d2, d1 + d2, d2 - d1, d1 - d3) on each column */
+    __m256i re0[4] = {_mm256_sub_epi16(e0[0], e0[2]), _mm256_add_epi16(e0[1], e0[2]),
+                      _mm256_sub_epi16(e0[2], e0[1]), _mm256_sub_epi16(e0[1], e0[3])};
+    __m256i re1[4] = {_mm256_sub_epi16(e1[0], e1[2]), _mm256_add_epi16(e1[1], e1[2]),
+                      _mm256_sub_epi16(e1[2], e1[1]), _mm256_sub_epi16(e1[1], e1[3])};
+    __m256i ro0[4] = {_mm256_sub_epi16(o0[0], o0[2]), _mm256_add_epi16(o0[1], o0[2]),
+                      _mm256_sub_epi16(o0[2], o0[1]), _mm256_sub_epi16(o0[1], o0[3])};
+    __m256i ro1[4] = {_mm256_sub_epi16(o1[0], o1[2]), _mm256_add_epi16(o1[1], o1[2]),
+                      _mm256_sub_epi16(o1[2], o1[1]), _mm256_sub_epi16(o1[1], o1[3])};
+    /* columns: d0 = ev[tx], d1 = od[tx], d2 = ev[tx + 1], d3 = od[tx + 1] */
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(nd), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    for (int a = 0; a < 4; a++) {
+        __m256i q[4] = {_mm256_sub_epi16(re0[a], re1[a]), _mm256_add_epi16(ro0[a], re1[a]),
+                        _mm256_sub_epi16(re1[a], ro0[a]), _mm256_sub_epi16(ro0[a], ro1[a])};
+        for (int b = 0; b < 4; b++) {
+            int *d = (int *)(void *)(v + (size_t)(a * 4 + b) * vs_e + l);
+            if (nd == 8)
+                _mm256_storeu_si256((__m256i *)(void *)d, q[b]);
+            else
+                _mm256_maskstore_epi32(d, mask, q[b]);
+        }
+    }
+}
+
 /* V of tile row ty for one channel pair: v[e] (int16 pairs) for tiles
- * 0..tw-1, rows r[i] = {ev, od} of padded rows 2ty .. 2ty + 3. */
+ * 0..tw-1; the row buffers hold 16 lanes past 2 tw + 2 (read, unused). */
 static void o2h_i8w_vrow(int16_t *const r[4][2], int tw, int16_t *v, size_t vs_e)
 {
-    int l = 0, n = 2 * tw;   /* int16 lanes */
-    for (; l + 16 <= n; l += 16) {
-        __m256i e0[4], e1[4], o0[4], o1[4];
-        for (int i = 0; i < 4; i++) {
-            e0[i] = _mm256_loadu_si256((const __m256i *)(const void *)(r[i][0] + l));
-            e1[i] = _mm256_loadu_si256((const __m256i *)(const void *)(r[i][0] + l + 2));
-            o0[i] = _mm256_loadu_si256((const __m256i *)(const void *)(r[i][1] + l));
-            o1[i] = _mm256_loadu_si256((const __m256i *)(const void *)(r[i][1] + l + 2));
-        }
-        /* rows: B^T d (d0 - d2, d1 + d2, d2 - d1, d1 - d3) on each column */
-        __m256i re0[4] = {_mm256_sub_epi16(e0[0], e0[2]), _mm256_add_epi16(e0[1], e0[2]),
-                          _mm256_sub_epi16(e0[2], e0[1]), _mm256_sub_epi16(e0[1], e0[3])};
-        __m256i re1[4] = {_mm256_sub_epi16(e1[0], e1[2]), _mm256_add_epi16(e1[1], e1[2]),
-                          _mm256_sub_epi16(e1[2], e1[1]), _mm256_sub_epi16(e1[1], e1[3])};
-        __m256i ro0[4] = {_mm256_sub_epi16(o0[0], o0[2]), _mm256_add_epi16(o0[1], o0[2]),
-                          _mm256_sub_epi16(o0[2], o0[1]), _mm256_sub_epi16(o0[1], o0[3])};
-        __m256i ro1[4] = {_mm256_sub_epi16(o1[0], o1[2]), _mm256_add_epi16(o1[1], o1[2]),
-                          _mm256_sub_epi16(o1[2], o1[1]), _mm256_sub_epi16(o1[1], o1[3])};
-        /* columns: d0 = ev[tx], d1 = od[tx], d2 = ev[tx + 1], d3 = od[tx + 1] */
-        for (int a = 0; a < 4; a++) {
-            int16_t *d = v + (size_t)a * 4 * vs_e + l;
-            _mm256_storeu_si256((__m256i *)(void *)d, _mm256_sub_epi16(re0[a], re1[a]));
-            _mm256_storeu_si256((__m256i *)(void *)(d + vs_e), _mm256_add_epi16(ro0[a], re1[a]));
-            _mm256_storeu_si256((__m256i *)(void *)(d + 2 * vs_e), _mm256_sub_epi16(re1[a], ro0[a]));
-            _mm256_storeu_si256((__m256i *)(void *)(d + 3 * vs_e), _mm256_sub_epi16(ro0[a], ro1[a]));
-        }
-    }
-    for (; l < n; l++) {
-        int16_t e0[4], e1[4], o0[4], o1[4];
-        for (int i = 0; i < 4; i++) {
-            e0[i] = r[i][0][l];
-            e1[i] = r[i][0][l + 2];
-            o0[i] = r[i][1][l];
-            o1[i] = r[i][1][l + 2];
-        }
-        int re0[4] = {e0[0] - e0[2], e0[1] + e0[2], e0[2] - e0[1], e0[1] - e0[3]};
-        int re1[4] = {e1[0] - e1[2], e1[1] + e1[2], e1[2] - e1[1], e1[1] - e1[3]};
-        int ro0[4] = {o0[0] - o0[2], o0[1] + o0[2], o0[2] - o0[1], o0[1] - o0[3]};
-        int ro1[4] = {o1[0] - o1[2], o1[1] + o1[2], o1[2] - o1[1], o1[1] - o1[3]};
-        for (int a = 0; a < 4; a++) {
-            int16_t *d = v + (size_t)a * 4 * vs_e + l;
-            d[0] = (int16_t)(re0[a] - re1[a]);
-            d[vs_e] = (int16_t)(ro0[a] + re1[a]);
-            d[2 * vs_e] = (int16_t)(re1[a] - ro0[a]);
-            d[3 * vs_e] = (int16_t)(ro0[a] - ro1[a]);
-        }
-    }
+    for (int l = 0; l < 2 * tw; l += 16)
+        o2h_i8w_v8(r, l, 2 * tw - l < 16 ? (2 * tw - l) / 2 : 8, v, vs_e);
 }
 
 /* The block's V: [16][cp/2][ntp][2] int16, tiles of tile rows ty0 ..
@@ -416,6 +440,115 @@ static void o2h_i8w_output(const O2hConv2d *p, const O2hI8wGeom *g, const O2hReq
     }
 }
 
+/* ------------------------------------------------ small planes */
+
+/* m[t][f] = sum over kg channel pairs of u[f] . v[t] for nt tiles and SFB
+ * filters: a vector holds 8 filters of one channel pair, each tile's V
+ * pair (int32) is broadcast; v steps vstep int32 per pair. */
+O2H_I_INLINE void o2h_i8w_stile(int nt, int kg, const int32_t *restrict v, size_t vstep,
+                               const int16_t *restrict u, int32_t *restrict m)
+{
+    __m256i acc[STN][SFV];
+    O2H_I_UNROLL for (int t = 0; t < nt; t++)
+        O2H_I_UNROLL for (int f = 0; f < SFV; f++) acc[t][f] = _mm256_setzero_si256();
+    for (int k = 0; k < kg; k++) {
+        __m256i w[SFV];
+        O2H_I_UNROLL for (int f = 0; f < SFV; f++) w[f] = _mm256_loadu_si256((const __m256i *)(const void *)(u + 16 * f));
+        O2H_I_UNROLL for (int t = 0; t < nt; t++)
+        {
+            __m256i b = _mm256_set1_epi32(v[t]);
+            O2H_I_UNROLL for (int f = 0; f < SFV; f++) acc[t][f] = _mm256_add_epi32(acc[t][f], _mm256_madd_epi16(w[f], b));
+        }
+        v += vstep;
+        u += 2 * SFB;
+    }
+    O2H_I_UNROLL for (int t = 0; t < nt; t++)
+        O2H_I_UNROLL for (int f = 0; f < SFV; f++) _mm256_storeu_si256((__m256i *)(void *)(m + t * SFB + 8 * f), acc[t][f]);
+}
+
+/* M[e][t][SFB] of filter block fb over the plane's tiles: per position,
+ * the block's panel stays in L1 over all tiles. */
+static void o2h_i8w_sproducts(const O2hI8wGeom *g, const unsigned char *wp, int fb, const int16_t *v, int32_t *m)
+{
+    size_t vs_e = (size_t)g->cp * g->ntp;
+    int kg = g->cp / 2;
+    for (int e = 0; e < 16; e++) {
+        const int16_t *u = (const int16_t *)(const void *)(wp + ((size_t)fb * 16 + e) * g->per_e);
+        const int32_t *ve = (const int32_t *)(const void *)(v + e * vs_e);
+        int32_t *me = m + (size_t)e * g->ntp * SFB;
+        for (int t0 = 0; t0 < g->ntp; t0 += STN)
+            o2h_i8w_stile(STN, kg, ve + t0, (size_t)g->ntp, u, me + (size_t)t0 * SFB);
+    }
+}
+
+/* (A^T M A) / 4 + bias of tile t for 8 filters (m: M[0][t][f], positions
+ * ms int32 apart) into o[0] (2ty, 2tx), o[1], o[ow] (2ty + 1, 2tx), o[ow + 1] */
+static void o2h_i8w_stile_out(const int32_t *m, size_t ms, __m256i vb, int32_t *o, size_t ow)
+{
+    __m256i s0[4], s1[4];
+    for (int j = 0; j < 4; j++) {
+        __m256i m0 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)j * ms));
+        __m256i m1 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(4 + j) * ms));
+        __m256i m2 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(8 + j) * ms));
+        __m256i m3 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(12 + j) * ms));
+        s0[j] = _mm256_add_epi32(_mm256_add_epi32(m0, m1), m2);
+        s1[j] = _mm256_sub_epi32(_mm256_sub_epi32(m1, m2), m3);
+    }
+    /* exact multiples of 4 within int32: the shift is exact */
+    __m256i a = _mm256_add_epi32(_mm256_add_epi32(s0[0], s0[1]), s0[2]);
+    __m256i b = _mm256_sub_epi32(_mm256_sub_epi32(s0[1], s0[2]), s0[3]);
+    __m256i c = _mm256_add_epi32(_mm256_add_epi32(s1[0], s1[1]), s1[2]);
+    __m256i d = _mm256_sub_epi32(_mm256_sub_epi32(s1[1], s1[2]), s1[3]);
+    _mm256_storeu_si256((__m256i *)(void *)o, _mm256_add_epi32(_mm256_srai_epi32(a, 2), vb));
+    _mm256_storeu_si256((__m256i *)(void *)(o + SFB), _mm256_add_epi32(_mm256_srai_epi32(b, 2), vb));
+    _mm256_storeu_si256((__m256i *)(void *)(o + ow), _mm256_add_epi32(_mm256_srai_epi32(c, 2), vb));
+    _mm256_storeu_si256((__m256i *)(void *)(o + ow + SFB), _mm256_add_epi32(_mm256_srai_epi32(d, 2), vb));
+}
+
+/* Requantized outputs of filter block fb: the int32 sums of all tiles into
+ * o[2th][2tw][SFB], then per filter its plane gathered and requantized. */
+static void o2h_i8w_soutput(const O2hConv2d *p, const O2hI8wGeom *g, const O2hRequant *rq, const int32_t *m,
+                           const int32_t *bias, int fb, int8_t *y, int32_t *o)
+{
+    size_t ms = (size_t)g->ntp * SFB, ow = (size_t)2 * g->tw * SFB;
+    int f0 = fb * SFB, rows = p->F - f0 < SFB ? p->F - f0 : SFB;
+    for (int fv = 0; fv < SFV; fv++) {
+        __m256i vb = _mm256_loadu_si256((const __m256i *)(const void *)(bias + f0 + 8 * fv));
+        for (int ty = 0; ty < g->th; ty++)
+            for (int tx = 0; tx < g->tw; tx++)
+                o2h_i8w_stile_out(m + ((size_t)ty * g->tw + tx) * SFB + 8 * fv, ms, vb,
+                                  o + (size_t)2 * ty * ow + (size_t)2 * tx * SFB + 8 * fv, ow);
+    }
+    int32_t *a = o + (size_t)4 * g->th * g->tw * SFB;
+    a = o2h_i_align64(a);
+    for (int r = 0; r < rows; r++) {
+        O2hRqc c;
+        o2h_rqc_init(rq, f0 + r, &c);
+        for (int oy = 0; oy < p->H; oy++)
+            for (int ox = 0; ox < p->W; ox++)
+                a[oy * p->W + ox] = o[(size_t)oy * ow + (size_t)ox * SFB + r];
+        o2h_rq_row(a, p->H * p->W, &c, y + (int64_t)(f0 + r) * p->H * p->W);
+    }
+}
+
+static void o2h_i8w_srun(const O2hConv2d *p, const O2hI8wGeom *g, int32_t x_zero, const O2hRequant *rq,
+                        const int8_t *x, const void *packed, int8_t *y, void *scratch)
+{
+    const unsigned char *wp = packed;
+    const int32_t *bias = (const int32_t *)(const void *)(wp + 16 * g->per_e * (g->fp / SFB));
+    int16_t *v = o2h_i_align64(scratch);
+    int32_t *m = o2h_i_align64((char *)v + g->v_bytes);
+    int16_t *rows = o2h_i_align64((char *)m + g->m_bytes);
+    int32_t *o = o2h_i_align64((char *)rows + g->row_bytes);
+    for (int n = 0; n < p->N; n++) {
+        o2h_i8w_input(p, g, x + (int64_t)n * p->C * p->H * p->W, (int8_t)x_zero, 0, g->th, v, rows);
+        for (int fb = 0; fb < g->fp / SFB; fb++) {
+            o2h_i8w_sproducts(g, wp, fb, v, m);
+            o2h_i8w_soutput(p, g, rq, m, bias, fb, y + (int64_t)n * p->F * p->H * p->W, o);
+        }
+    }
+}
+
 /* ------------------------------------------------ the run */
 
 void o2h_i8w_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x, const void *packed,
@@ -423,6 +556,10 @@ void o2h_i8w_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const
 {
     O2hI8wGeom g;
     o2h_i8w_geom(p, WVL, WMR, &g);
+    if (o2h_i8w_small(p)) {
+        o2h_i8w_srun(p, &g, x_zero, rq, x, packed, y, scratch);
+        return;
+    }
     const unsigned char *wp = packed;
     const int32_t *bias = (const int32_t *)(const void *)(wp + 16 * g.per_e * (g.fp / WMR));
     int16_t *v = o2h_i_align64(scratch);

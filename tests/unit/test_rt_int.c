@@ -535,6 +535,40 @@ static void test_conv_wino(void)
     printf("int8 3x3 convs by Winograd: %d cases\n", taken);
 }
 
+/* 3x3 stride-1 convs on planes below 400 pixels, which the pair-product
+ * kinds run by Winograd with filters in the vector lanes: ResNet-18's
+ * 14x14 and 7x7 layers, odd planes (2x3 to 19x21, half-outside tiles),
+ * channels not a multiple of 2 or 8, filters not a multiple of a block of
+ * 16, batch 2, and C = 512 with extreme operands (sums wrap on the way). */
+static void test_conv_wino_small(void)
+{
+    static const int shapes[][5] = {
+        {1, 256, 14, 14, 256}, {1, 512, 7, 7, 512}, {1, 16, 5, 5, 16},  {1, 17, 5, 5, 19},  {2, 33, 9, 9, 40},
+        {1, 24, 13, 13, 17},   {1, 19, 14, 14, 23}, {2, 40, 7, 9, 24},  {1, 64, 11, 6, 8 + 9}, {1, 512, 7, 7, 24},
+        {2, 21, 13, 15, 33},   {1, 35, 19, 21, 16}, {1, 16, 2, 3, 16},  {1, 20, 3, 3, 18},  {1, 18, 1, 30, 17},
+    };
+    int n = (int)(sizeof shapes / sizeof shapes[0]), taken = 0, want = 0;
+    for (int fill = FILL_RANDOM; fill <= FILL_MIN; fill++)
+        for (int relu = 0; relu < 2; relu++)
+            for (int i = 0; i < n; i++) {
+                const int *s = shapes[i];
+                if (fill != FILL_RANDOM && (double)s[0] * s[1] * s[2] * s[3] * s[4] > 4e6)
+                    continue;   /* the large layers once per clamp */
+                conv_fill = fill;
+                conv_relu = relu;
+                conv_case(s[0], s[1], s[2], s[3], s[4], 3, 1, 1, 1, 1, 0);
+                taken += wino_taken(s[1], s[2], s[3], s[4]);
+                want++;
+            }
+    conv_fill = FILL_RANDOM;
+    conv_relu = 0;
+#if defined(__AVX2__) && !defined(O2H_NO_VEC) && !defined(__AVXVNNI__) && \
+    !(defined(__AVX512VNNI__) && defined(__AVX512BW__))   /* the pair-product kinds */
+    CHECK_MSG(taken == want, "small-plane Winograd took %d of %d cases", taken, want);
+#endif
+    printf("int8 3x3 convs on small planes by Winograd: %d cases\n", taken);
+}
+
 /* Adds of equal shapes (the vector form and its tails): lengths around
  * its 32 elements, extreme and random codes, MobileNetV2's residual add,
  * multipliers of both signs, output clamps, zero points at the edge of the
@@ -885,6 +919,7 @@ int main(void)
     test_dw_shifts();
     test_add_same();
     test_conv_wino();
+    test_conv_wino_small();
     test_requant_rows();
     test_pw_small();
     test_fc();
