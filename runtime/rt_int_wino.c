@@ -36,10 +36,10 @@
  *    so U (8 MB for 512 x 512) is read once per run. The output transform
  *    works on vectors of filters into [2th][2tw][SFB] int32, and each
  *    filter's plane is gathered from there and requantized.
- * Measured at x86-64-v3 on one Zen 5 core (one conv, C = F): 256 x 14x14
- * 1.44 -> 0.70 ms, 512 x 7x7 1.59 -> 0.80 ms against the direct path
- * (75-85 GMAC/s of products against a vpmaddwd peak near 96); planes of
- * 2x2 to 5x5 take half the direct path's time too. */
+ * Measured at x86-64-v3 on one Zen 5 core (one conv repeated, C = F): 256 x
+ * 14x14 1.44 -> 0.70 ms, 512 x 7x7 1.59 -> 0.80 ms against the direct path
+ * (75-85 GMAC/s of products against a vpmaddwd peak near 96); inside the
+ * model U comes from memory and 7x7 takes 1.16 ms. */
 #include "rt_int_requant.h"
 
 #if O2H_I8 == O2H_I8_MADD256 || O2H_I8 == O2H_I8_MADD512
@@ -52,11 +52,12 @@
 #ifndef O2H_I8W_VBUDGET
 #define O2H_I8W_VBUDGET (256 * 1024)     /* bytes of transformed input per block */
 #endif
-/* Where it wins (ResNet-18 at x86-64-v3): 56x56 and 28x28 planes took half
- * and two thirds of the direct path's time with the tile-lane form, and
- * 0.85-0.9 of that since rows of any length are transformed in vectors;
- * 14x14 and 7x7 planes take half with the filter-lane form, and so do 2x2
- * to 5x5 planes; a 1x1 plane would do 16 products for 9. */
+/* Where it wins (ResNet-18 at x86-64-v3, model --profile): 56x56 and 28x28
+ * planes took half and two thirds of the direct path's time with the
+ * tile-lane form, and 0.93-0.96 of that since rows of any length are
+ * transformed in vectors; 14x14 planes take 0.57 (1.69 -> 0.96 ms) and
+ * 7x7 planes 0.53 (2.15 -> 1.16 ms) with the filter-lane form; 2x2 to 5x5
+ * planes about half (one conv); a 1x1 plane would do 16 products for 9. */
 #ifndef O2H_I8W_MIN_PIX
 #define O2H_I8W_MIN_PIX 4
 #endif
