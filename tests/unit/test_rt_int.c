@@ -795,6 +795,48 @@ static void test_fc(void)
     CHECK_EQ_INT(bad16, 0);
 }
 
+/* int8 FC over sizes around the 4-row and 16-k vector steps (K < 16, K not
+ * a multiple of 16, N not a multiple of 4), per tensor and per channel,
+ * extreme operands (all -128: the largest sums), an output clamp. */
+static void fc_case(int M, int N, int K, int per_ch, int extreme)
+{
+    int8_t *x = malloc((size_t)M * K), *w = malloc((size_t)N * K), *y = malloc((size_t)M * N);
+    int32_t *bias = malloc((size_t)N * 4), *mult = malloc((size_t)N * 4);
+    uint8_t *shift = malloc((size_t)N);
+    for (int i = 0; i < M * K; i++)
+        x[i] = (int8_t)(extreme ? -128 : rnd_in(-128, 127));
+    for (int i = 0; i < N * K; i++)
+        w[i] = (int8_t)(extreme ? (i % 3 ? -128 : 127) : rnd_in(-128, 127));
+    for (int n = 0; n < N; n++) {
+        bias[n] = rnd_in(-100000, 100000);
+        mult[n] = rnd_in(1 << 30, INT32_MAX);
+        shift[n] = (uint8_t)(38 + n % 7);
+    }
+    O2hRequant rq = {per_ch ? N : 1, mult, shift, -3, per_ch ? -128 : -3, per_ch ? 127 : 100};
+    O2hFcQ p = {M, N, K};
+    o2h_fc_s8(&p, &rq, x, w, bias, y);
+    int bad = 0;
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            int64_t acc = bias[n];
+            for (int k = 0; k < K; k++)
+                acc += x[m * K + k] * w[n * K + k];
+            int r = per_ch ? n : 0;
+            bad += y[m * N + n] != ref_out(acc, mult[r], shift[r], rq.zero, rq.lo, rq.hi);
+        }
+    CHECK_MSG(bad == 0, "fc s8 M%d N%d K%d per_ch %d extreme %d: %d wrong", M, N, K, per_ch, extreme, bad);
+    free(x), free(w), free(y), free(bias), free(mult), free(shift);
+}
+
+static void test_fc_sizes(void)
+{
+    static const int sizes[][3] = {{1, 1, 1}, {1, 3, 15}, {1, 4, 16}, {2, 5, 17}, {1, 7, 33},
+                                   {3, 13, 100}, {1, 1000, 1280}, {1, 10, 1283}};
+    for (int i = 0; i < 8; i++)
+        for (int v = 0; v < 4; v++)
+            fc_case(sizes[i][0], sizes[i][1], sizes[i][2], v & 1, v >> 1);
+}
+
 /* W up to 117: rows wide enough for the vector forms and their tails */
 static void pool_case(int K, int S, int P, int include_pad, int H, int W)
 {
@@ -923,6 +965,7 @@ int main(void)
     test_requant_rows();
     test_pw_small();
     test_fc();
+    test_fc_sizes();
     test_pools();
     return check_done();
 }
