@@ -17,9 +17,11 @@
 #ifndef O2H_KC
 #define O2H_KC 256
 #endif
-/* K steps ahead at which the A panel is prefetched. */
+/* K steps ahead at which the A panel is prefetched: 2 KB of panel (85
+ * steps of 6 rows, 64 of 8). At 32 steps (0.75-1 KB) the prefetches came
+ * too late for the panels of 512- and 1024-row weights streaming from L3. */
 #ifndef O2H_PREFETCH_K
-#define O2H_PREFETCH_K 32
+#define O2H_PREFETCH_K (512 / O2H_MR)
 #endif
 
 typedef struct {
