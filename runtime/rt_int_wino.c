@@ -445,7 +445,11 @@ static void o2h_i8w_output(const O2hConv2d *p, const O2hI8wGeom *g, const O2hReq
 
 /* m[t][f] = sum over kg channel pairs of u[f] . v[t] for nt tiles and SFB
  * filters: a vector holds 8 filters of one channel pair, each tile's V
- * pair (int32) is broadcast; v steps vstep int32 per pair. */
+ * pair (int32) is broadcast; v steps vstep int32 per pair. U comes from
+ * memory once per run: the line O2H_I8W_PF bytes ahead (a panel of 512
+ * channels, two of 256) is prefetched (14x14 0.88 -> 0.72 ms, 7x7 1.05 ->
+ * 0.93 ms with U cold, one conv). */
+#define O2H_I8W_PF 16384
 O2H_I_INLINE void o2h_i8w_stile(int nt, int kg, const int32_t *restrict v, size_t vstep,
                                const int16_t *restrict u, int32_t *restrict m)
 {
@@ -460,6 +464,7 @@ O2H_I_INLINE void o2h_i8w_stile(int nt, int kg, const int32_t *restrict v, size_
             __m256i b = _mm256_set1_epi32(v[t]);
             O2H_I_UNROLL for (int f = 0; f < SFV; f++) acc[t][f] = _mm256_add_epi32(acc[t][f], _mm256_madd_epi16(w[f], b));
         }
+        _mm_prefetch((const char *)((uintptr_t)u + O2H_I8W_PF), _MM_HINT_T0);   /* a hint: may pass the end */
         v += vstep;
         u += 2 * SFB;
     }
