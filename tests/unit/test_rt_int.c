@@ -6,6 +6,7 @@
  * over shapes that reach every code path (pads, strides, dilations, groups,
  * depthwise, pointwise, tails of the 4-channel and pixel tiles), and the
  * requantization primitive over its edge cases with a 128-bit reference. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -755,6 +756,51 @@ static void test_pw_small(void)
     conv_relu = 0;
 }
 
+/* float -> int8 over whole vectors and tails: ties at every half step of
+ * the int8 range (both parities, both signs), random values, NaN, +-inf,
+ * -0, huge and tiny values, zero points at and inside the int8 ends, a
+ * ReLU clamp; against round-half-even by rintf in the default mode. */
+static void quantize_case(float scale, int32_t zero, int32_t lo, int32_t hi)
+{
+    enum { N = 667 };
+    float x[N];
+    int8_t y[N];
+    static const float special[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, 1e30f, -1e30f, 1e-40f, -1e-40f};
+    for (int i = 0; i < N; i++) {
+        if (i < 9)
+            x[i] = special[i];
+        else if (i < 9 + 540)
+            x[i] = ((float)(i - 9) * 0.5f - 135.0f) * scale;   /* exact multiples of scale / 2 */
+        else
+            x[i] = (float)rnd_in(-300000, 300000) / 1000.0f * scale;
+    }
+    o2h_quantize_f32_s8(x, y, N, scale, zero, lo, hi);
+    int bad = 0;
+    for (int n = 1; n <= N; n += 37) {   /* lengths with every tail */
+        int8_t y2[N];
+        o2h_quantize_f32_s8(x, y2, (size_t)n, scale, zero, lo, hi);
+        bad += memcmp(y, y2, (size_t)n) != 0;
+    }
+    float top = (float)(hi - zero) + 1.0f, bot = (float)(lo - zero) - 1.0f;
+    for (int i = 0; i < N; i++) {
+        volatile float v = x[i] / scale;
+        float c = v != v ? 0.0f : v < bot ? bot : v > top ? top : v;
+        int32_t r = (int32_t)rintf(c) + zero;
+        bad += y[i] != (r < lo ? lo : r > hi ? hi : r);
+    }
+    CHECK_MSG(bad == 0, "quantize scale %g zero %d [%d, %d]: %d wrong", scale, zero, lo, hi, bad);
+}
+
+static void test_quantize_vec(void)
+{
+    quantize_case(1.0f, 0, -128, 127);
+    quantize_case(0.5f, -128, -128, 127);
+    quantize_case(0.0187f, -3, -128, 127);
+    quantize_case(0.1f, 127, -128, 127);
+    quantize_case(3.0f, 7, 7, 127);      /* ReLU */
+    quantize_case(0.25f, 1, -100, 90);
+}
+
 /* ------------------------------------------------ fc and pools */
 
 static void test_fc(void)
@@ -966,6 +1012,7 @@ int main(void)
     test_pw_small();
     test_fc();
     test_fc_sizes();
+    test_quantize_vec();
     test_pools();
     return check_done();
 }
