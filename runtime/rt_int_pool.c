@@ -108,10 +108,11 @@ O2H_POOL_PLANE(o2h_pool_plane_s16, int16_t)
             T *yr = y + (int64_t)oh * p->WO;                                                   \
             for (int ow = 0; ow < p->WO; ow++) {                                               \
                 if (ow == a && a < b) {                                                        \
-                    const T *s3 = t - p->PL;                                                   \
+                    const T *s3 = t + (a * SW - p->PL); /* output a's window (>= t) */      \
                     if (KW == 3 && SW == 2) /* a form the compiler vectorizes */              \
                         for (; ow < b; ow++) {                                                 \
-                            T m0 = s3[2 * ow], m1 = s3[2 * ow + 1], m2 = s3[2 * ow + 2];       \
+                            int i = 2 * (ow - a);                                              \
+                            T m0 = s3[i], m1 = s3[i + 1], m2 = s3[i + 2];                      \
                             m0 = m1 > m0 ? m1 : m0;                                            \
                             yr[ow] = m2 > m0 ? m2 : m0;                                        \
                         }                                                                      \
