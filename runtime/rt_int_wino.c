@@ -374,6 +374,29 @@ static void o2h_i8w_products(const O2hI8wGeom *g, const unsigned char *wp, int f
 
 /* ------------------------------------------------ output transform */
 
+/* (A^T M A) / 4 + bias on 8 lanes: m[e * ms] holds position e of the 4x4
+ * transform for each lane; r = the 2x2 outputs (0, 0), (0, 1), (1, 0),
+ * (1, 1). The sums are exact multiples of 4 within int32, so the shift
+ * is exact. */
+O2H_I_INLINE void o2h_i8w_atma8(const int32_t *m, size_t ms, __m256i vb, __m256i r[4])
+{
+    __m256i s0[4], s1[4];
+    for (int j = 0; j < 4; j++) {
+        __m256i m0 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)j * ms));
+        __m256i m1 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(4 + j) * ms));
+        __m256i m2 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(8 + j) * ms));
+        __m256i m3 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(12 + j) * ms));
+        s0[j] = _mm256_add_epi32(_mm256_add_epi32(m0, m1), m2);
+        s1[j] = _mm256_sub_epi32(_mm256_sub_epi32(m1, m2), m3);
+    }
+    r[0] = _mm256_add_epi32(_mm256_add_epi32(s0[0], s0[1]), s0[2]);
+    r[1] = _mm256_sub_epi32(_mm256_sub_epi32(s0[1], s0[2]), s0[3]);
+    r[2] = _mm256_add_epi32(_mm256_add_epi32(s1[0], s1[1]), s1[2]);
+    r[3] = _mm256_sub_epi32(_mm256_sub_epi32(s1[1], s1[2]), s1[3]);
+    for (int i = 0; i < 4; i++)
+        r[i] = _mm256_add_epi32(_mm256_srai_epi32(r[i], 2), vb);
+}
+
 /* Output rows 2ty, 2ty + 1 (y0, y1) of one filter from m[e] (stride
  * ms int32 per position) for the tw tiles of one tile row:
  * (A^T M A) / 4 + bias, interleaved into two int32 rows. */
@@ -382,25 +405,10 @@ static void o2h_i8w_orow(const int32_t *m, size_t ms, int tw, int32_t bias, int3
     int tx = 0;
     const __m256i vb = _mm256_set1_epi32(bias);
     for (; tx + 8 <= tw; tx += 8) {
-        __m256i s0[4], s1[4];
-        for (int j = 0; j < 4; j++) {
-            __m256i m0 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)j * ms + tx));
-            __m256i m1 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(4 + j) * ms + tx));
-            __m256i m2 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(8 + j) * ms + tx));
-            __m256i m3 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(12 + j) * ms + tx));
-            s0[j] = _mm256_add_epi32(_mm256_add_epi32(m0, m1), m2);
-            s1[j] = _mm256_sub_epi32(_mm256_sub_epi32(m1, m2), m3);
-        }
-        __m256i a = _mm256_add_epi32(_mm256_add_epi32(s0[0], s0[1]), s0[2]);
-        __m256i b = _mm256_sub_epi32(_mm256_sub_epi32(s0[1], s0[2]), s0[3]);
-        __m256i c = _mm256_add_epi32(_mm256_add_epi32(s1[0], s1[1]), s1[2]);
-        __m256i d = _mm256_sub_epi32(_mm256_sub_epi32(s1[1], s1[2]), s1[3]);
-        a = _mm256_add_epi32(_mm256_srai_epi32(a, 2), vb);
-        b = _mm256_add_epi32(_mm256_srai_epi32(b, 2), vb);
-        c = _mm256_add_epi32(_mm256_srai_epi32(c, 2), vb);
-        d = _mm256_add_epi32(_mm256_srai_epi32(d, 2), vb);
-        __m256i l0 = _mm256_unpacklo_epi32(a, b), h0 = _mm256_unpackhi_epi32(a, b);
-        __m256i l1 = _mm256_unpacklo_epi32(c, d), h1 = _mm256_unpackhi_epi32(c, d);
+        __m256i r[4];
+        o2h_i8w_atma8(m + tx, ms, vb, r);
+        __m256i l0 = _mm256_unpacklo_epi32(r[0], r[1]), h0 = _mm256_unpackhi_epi32(r[0], r[1]);
+        __m256i l1 = _mm256_unpacklo_epi32(r[2], r[3]), h1 = _mm256_unpackhi_epi32(r[2], r[3]);
         _mm256_storeu_si256((__m256i *)(void *)(y0 + 2 * tx), _mm256_permute2x128_si256(l0, h0, 0x20));
         _mm256_storeu_si256((__m256i *)(void *)(y0 + 2 * tx + 8), _mm256_permute2x128_si256(l0, h0, 0x31));
         _mm256_storeu_si256((__m256i *)(void *)(y1 + 2 * tx), _mm256_permute2x128_si256(l1, h1, 0x20));
@@ -491,24 +499,12 @@ static void o2h_i8w_sproducts(const O2hI8wGeom *g, const unsigned char *wp, int 
  * ms int32 apart) into o[0] (2ty, 2tx), o[1], o[ow] (2ty + 1, 2tx), o[ow + 1] */
 static void o2h_i8w_stile_out(const int32_t *m, size_t ms, __m256i vb, int32_t *o, size_t ow)
 {
-    __m256i s0[4], s1[4];
-    for (int j = 0; j < 4; j++) {
-        __m256i m0 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)j * ms));
-        __m256i m1 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(4 + j) * ms));
-        __m256i m2 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(8 + j) * ms));
-        __m256i m3 = _mm256_loadu_si256((const __m256i *)(const void *)(m + (size_t)(12 + j) * ms));
-        s0[j] = _mm256_add_epi32(_mm256_add_epi32(m0, m1), m2);
-        s1[j] = _mm256_sub_epi32(_mm256_sub_epi32(m1, m2), m3);
-    }
-    /* exact multiples of 4 within int32: the shift is exact */
-    __m256i a = _mm256_add_epi32(_mm256_add_epi32(s0[0], s0[1]), s0[2]);
-    __m256i b = _mm256_sub_epi32(_mm256_sub_epi32(s0[1], s0[2]), s0[3]);
-    __m256i c = _mm256_add_epi32(_mm256_add_epi32(s1[0], s1[1]), s1[2]);
-    __m256i d = _mm256_sub_epi32(_mm256_sub_epi32(s1[1], s1[2]), s1[3]);
-    _mm256_storeu_si256((__m256i *)(void *)o, _mm256_add_epi32(_mm256_srai_epi32(a, 2), vb));
-    _mm256_storeu_si256((__m256i *)(void *)(o + SFB), _mm256_add_epi32(_mm256_srai_epi32(b, 2), vb));
-    _mm256_storeu_si256((__m256i *)(void *)(o + ow), _mm256_add_epi32(_mm256_srai_epi32(c, 2), vb));
-    _mm256_storeu_si256((__m256i *)(void *)(o + ow + SFB), _mm256_add_epi32(_mm256_srai_epi32(d, 2), vb));
+    __m256i r[4];
+    o2h_i8w_atma8(m, ms, vb, r);
+    _mm256_storeu_si256((__m256i *)(void *)o, r[0]);
+    _mm256_storeu_si256((__m256i *)(void *)(o + SFB), r[1]);
+    _mm256_storeu_si256((__m256i *)(void *)(o + ow), r[2]);
+    _mm256_storeu_si256((__m256i *)(void *)(o + ow + SFB), r[3]);
 }
 
 /* Requantized outputs of filter block fb: the int32 sums of all tiles into

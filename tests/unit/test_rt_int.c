@@ -513,26 +513,37 @@ static int wino_taken(int C, int H, int W, int F)
     return o2h_i8w_use(&p);
 }
 
+/* Runs each of the n shapes (N, C, H, W, F) as a 3x3 stride-1 pad-1 conv
+ * with every fill and with and without ReLU (the largest with random
+ * fills only); returns how many cases Winograd took, *ran how many ran. */
+static int wino_cases(const int (*shapes)[5], int n, int *ran)
+{
+    int taken = 0;
+    *ran = 0;
+    for (int fill = FILL_RANDOM; fill <= FILL_MIN; fill++)
+        for (int relu = 0; relu < 2; relu++)
+            for (int i = 0; i < n; i++) {
+                const int *s = shapes[i];
+                if (fill != FILL_RANDOM && (double)s[0] * s[1] * s[2] * s[3] * s[4] > 4e6)
+                    continue;   /* the large ones once per clamp */
+                conv_fill = fill;
+                conv_relu = relu;
+                conv_case(s[0], s[1], s[2], s[3], s[4], 3, 1, 1, 1, 1, 0);
+                taken += wino_taken(s[1], s[2], s[3], s[4]);
+                (*ran)++;
+            }
+    conv_fill = FILL_RANDOM;
+    conv_relu = 0;
+    return taken;
+}
+
 static void test_conv_wino(void)
 {
     static const int shapes[][5] = {
         {1, 16, 20, 20, 16},  {1, 17, 21, 23, 19}, {2, 32, 25, 17, 24},  {1, 64, 56, 56, 64}, {1, 24, 28, 28, 33},
         {1, 48, 16, 40, 8 + 9}, {1, 512, 20, 21, 16}, {1, 96, 27, 29, 24}, {1, 21, 1, 401, 20}, {1, 18, 401, 1, 18},
     };
-    int n = (int)(sizeof shapes / sizeof shapes[0]), taken = 0;
-    for (int fill = FILL_RANDOM; fill <= FILL_MIN; fill++)
-        for (int relu = 0; relu < 2; relu++)
-            for (int i = 0; i < n; i++) {
-                const int *s = shapes[i];
-                if (fill != FILL_RANDOM && (double)s[0] * s[1] * s[2] * s[3] * s[4] > 4e6)
-                    continue;   /* the large planes once per clamp */
-                conv_fill = fill;
-                conv_relu = relu;
-                conv_case(s[0], s[1], s[2], s[3], s[4], 3, 1, 1, 1, 1, 0);
-                taken += wino_taken(s[1], s[2], s[3], s[4]);
-            }
-    conv_fill = FILL_RANDOM;
-    conv_relu = 0;
+    int ran, taken = wino_cases(shapes, (int)(sizeof shapes / sizeof shapes[0]), &ran);
     printf("int8 3x3 convs by Winograd: %d cases\n", taken);
 }
 
@@ -548,21 +559,7 @@ static void test_conv_wino_small(void)
         {1, 24, 13, 13, 17},   {1, 19, 14, 14, 23}, {2, 40, 7, 9, 24},  {1, 64, 11, 6, 8 + 9}, {1, 512, 7, 7, 24},
         {2, 21, 13, 15, 33},   {1, 35, 19, 21, 16}, {1, 16, 2, 3, 16},  {1, 20, 3, 3, 18},  {1, 18, 1, 30, 17},
     };
-    int n = (int)(sizeof shapes / sizeof shapes[0]), taken = 0, want = 0;
-    for (int fill = FILL_RANDOM; fill <= FILL_MIN; fill++)
-        for (int relu = 0; relu < 2; relu++)
-            for (int i = 0; i < n; i++) {
-                const int *s = shapes[i];
-                if (fill != FILL_RANDOM && (double)s[0] * s[1] * s[2] * s[3] * s[4] > 4e6)
-                    continue;   /* the large layers once per clamp */
-                conv_fill = fill;
-                conv_relu = relu;
-                conv_case(s[0], s[1], s[2], s[3], s[4], 3, 1, 1, 1, 1, 0);
-                taken += wino_taken(s[1], s[2], s[3], s[4]);
-                want++;
-            }
-    conv_fill = FILL_RANDOM;
-    conv_relu = 0;
+    int want, taken = wino_cases(shapes, (int)(sizeof shapes / sizeof shapes[0]), &want);
 #if defined(__AVX2__) && !defined(O2H_NO_VEC) && !defined(__AVXVNNI__) && \
     !(defined(__AVX512VNNI__) && defined(__AVX512BW__))   /* the pair-product kinds */
     CHECK_MSG(taken == want, "small-plane Winograd took %d of %d cases", taken, want);
