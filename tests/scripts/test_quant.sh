@@ -2,7 +2,8 @@
 # test_quant.sh - the quantization options of `onnx2hls compile` end to end
 # on the bundled samples (no shared models needed):
 #   - int8 / dfxp8 / dfxp16 / int16 host programs build, run and stay close
-#     to the float reference (onnx2hls verify with a tolerance);
+#     to the float reference (onnx2hls verify with a tolerance); --dump
+#     writes the layer results, or exits 2 once for a missing folder;
 #   - --emit qdq, then compiling the QDQ file again (its scales imported)
 #     gives a host program with exactly the same output bytes;
 #   - mixed precision from --precision-spec; the calibration methods;
@@ -61,6 +62,19 @@ for mp in mobilenet_tiny:int8 resnet_tiny:int8 effnet_tiny:int8 mobilenet_tiny:d
         check "$m $p within $tol of the float reference ($(grep -o 'relative [0-9.e-]*' "$work/verify.txt"))" $?
     done
 done
+
+# ---------------------------------------------------------- --dump
+# every integer layer result to a folder; one that cannot be written exits 2,
+# said once, naming the path
+p=$work/resnet_tiny-int8/host/model
+if [ -x "$p" ]; then
+    run_dump() { "$p" --weights "$work/resnet_tiny-int8/host/weights.bin" --dump "$1" "$samples/resnet_tiny.in.f32"; }
+    mkdir "$work/dump" && run_dump "$work/dump" > /dev/null && [ -n "$(ls "$work/dump")" ]
+    check "resnet_tiny int8 --dump writes the layer results" $?
+    expect_exit "resnet_tiny int8 --dump into a missing folder" 2 "cannot write $work/none/t" -- run_dump "$work/none"
+    [ "$(grep -c 'cannot write' "$work/out.txt")" = 1 ]
+    check "resnet_tiny int8 --dump failure said once" $?
+fi
 
 # ---------------------------------------------------------- QDQ round trip
 for m in mobilenet_tiny resnet_tiny effnet_tiny; do
