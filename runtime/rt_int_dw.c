@@ -2,18 +2,20 @@
  *
  * Why not the panel product: a depthwise filter reduces over its own KHxKW
  * taps only, so its products need another layout to use wide multiplies.
- * Two forms, both exact:
+ * Three forms, all exact:
  *  - AVX-512 VBMI + VNNI, filters wider than 3: one vpermb turns 64 bytes
  *    of a padded input row into 16 lanes of 4 consecutive taps (stride and
  *    dilation are in the byte indices), so a 5x5 filter is 5 x 2 loads,
  *    vpermb and vpdpbusd per 16 outputs, requantized in registers;
- *  - everywhere else, 3x3 included, the taps run through the float
- *    depthwise kernel (rt_conv.c) on (x - x_zero): every product and every partial sum is an
+ *  - AVX2, 3x3 of stride 2 on planes over 28x28 and of stride 1 over
+ *    56x56: int16 (x - x_zero) planes of horizontal tap pairs, one
+ *    vpmaddwd for two taps of 8 outputs (o2h_dwi_*);
+ *  - everywhere else, the taps run through the float depthwise kernel
+ *    (rt_conv.c) on (x - x_zero): every product and every partial sum is an
  *    integer below 2^24 in magnitude (at most 64 taps of 255 * 127), which
  *    float32 holds exactly, so the float FMA loops give the exact integer
  *    sum in whatever order; the sum is then converted back, the bias added
- *    in int32 and the row requantized. On AVX2 this is far cheaper than any
- *    16-bit or 32-bit integer form.
+ *    in int32 and the row requantized.
  * Pads read x_zero (docs/numerics.md 4.1): with x - x_zero the float
  * kernel's zero pads are exactly that, and the bias gets x_zero * sum(w)
  * back since the compiler folded -x_zero * sum(w) into it. */
@@ -134,161 +136,73 @@ static O2hConv2d o2h_dw_chunk_desc(const O2hConv2d *p, int n)
     return q;
 }
 
-/* AVX2 3x3 stride 2 on planes over 28x28: flat phase planes. The plane's
- * int8 rows are converted to x - x_zero floats once, split by the parity
- * of the padded row and column into four phase planes whose rows are L =
- * WO + 1 floats apart, so that every tap is a plain shift and output j of
- * the flat [HO][L] order is sum_t w[t] * buf[j + off[t]]: 9 unaligned
- * loads and 9 FMAs per 8 outputs over the whole plane, with no per-row
- * set-up, masks or shuffles (the float kernel's stride 2 spends 12 loads
- * and 9 shuffles). The column past each output row is computed and
- * dropped. The sums (exact, as in the float form) go straight to int32
- * and through the requantization in registers, 32 at a time, and the rows
- * of bytes are copied out. MobileNetV2 at x86-64-v3: 112->56 0.80x the
- * time of the float form, 56->28 0.83-0.85x; on 28x28 and smaller inputs
- * it is not faster (1.0-1.4x), and stride 1 (the same with one padded
- * plane) only ties the float kernel's rows, so those stay with it. */
+
+/* AVX2 3x3, stride 1 or 2: exact int16 products, no floats. The input
+ * plane becomes int16 x - x_zero (pads 0) in planes of dwords, each a
+ * pair of horizontally adjacent taps, so one vpmaddwd gives two taps of 8
+ * outputs and the third tap is a pair weighted (w, 0):
+ *  - stride 1: one pair plane, dword c of a row = (x[c], x[c + 1]) built
+ *    by one byte unpack of the row and its shift; taps 0,1 at c = ow and
+ *    tap 2 at c = ow + 2;
+ *  - stride 2: the padded rows themselves as int16, even rows in one
+ *    plane and odd rows in another; dword c = (x[2c], x[2c + 1]) holds
+ *    taps 0,1 of output c and dword c + 1 tap 2.
+ * Rows are L dwords apart and outputs follow the flat [HO][L] order, so
+ * output j is the sum of 6 products at j + off[t] over the whole plane,
+ * with no per-row set-up (the columns past WO are computed and dropped).
+ * |x - x_zero| <= 255 and |w| <= 128 keep every pair sum and the 9-tap
+ * sum far inside int32; the bias is added in int32 and the sums are
+ * requantized in registers, 32 at a time. */
 #if defined(O2H_RQ_VL) && O2H_RQ_VL == 8 && O2H_VL == 8
-#define O2H_DWF 1
+#define O2H_DWI 1
 #endif
 
-#define O2H_DWF_MIN_PIX 784
+/* Input planes above which the form is faster than the float one:
+ * MobileNetV2 at x86-64-v3, stride 2 112x112 0.78x the time, 56x56
+ * 0.84x, 28x28 1.08x; stride 1 112x112 0.93x, 56x56 1.05x. */
+#define O2H_DWI_MIN_PIX_S1 3136
+#define O2H_DWI_MIN_PIX_S2 784
 
-static int o2h_dwf_ok(const O2hConv2d *p)
+static int o2h_dwi_ok(const O2hConv2d *p)
 {
-    return p->KH == 3 && p->KW == 3 && p->SH == 2 && p->SW == 2 && p->DH == 1 &&
-           p->DW == 1 && p->PT >= 0 && p->PL >= 0 && p->PB >= 0 && p->PR >= 0 && p->PL <= 2 && p->PR <= 2 &&
-           p->HO > 0 && p->WO > 0 && p->H * p->W > O2H_DWF_MIN_PIX;
+    return p->KH == 3 && p->KW == 3 && p->SH == p->SW && (p->SH == 1 || p->SH == 2) && p->DH == 1 &&
+           p->DW == 1 && p->PT >= 0 && p->PL >= 0 && p->PB >= 0 && p->PR >= 0 && p->HO > 0 && p->WO > 0 &&
+           p->WO < 8192 &&   /* int16 column indices */
+           (int64_t)p->H * p->W > (p->SH == 1 ? O2H_DWI_MIN_PIX_S1 : O2H_DWI_MIN_PIX_S2);
 }
 
-/* Floats of one phase plane: the rows that taps and the last block's
- * overrun read, plus one vector of fill overrun. */
-static size_t o2h_dwf_plane_floats(const O2hConv2d *p)
+/* dwords per row */
+static int o2h_dwi_len(const O2hConv2d *p)
 {
-    return (size_t)(p->HO + 2) * (p->WO + 1) + 64;
+    return p->WO + 3 - p->SW;
 }
 
-/* two sets of four phase planes and two byte planes */
-static size_t o2h_dwf_scratch(const O2hConv2d *p)
+/* dwords per plane: HO + 2 rows, the last block's overrun and slack */
+static size_t o2h_dwi_plane(const O2hConv2d *p)
 {
-    return 2 * (o2h_dwf_plane_floats(p) * 16 + (size_t)p->HO * (p->WO + 1) + 128) + 64;
+    return ((size_t)(p->HO + 2) * o2h_dwi_len(p) + 48 + 15) & ~(size_t)15;
 }
 
-#if defined(O2H_DWF)
-typedef struct {
-    const int8_t *x;     /* the whole input tensor, len bytes (loads stay inside) */
-    int64_t len;
-    __m256i zero;        /* x_zero in every lane */
-    int L, n;            /* flat row length, flat outputs HO * L */
-    size_t ph;           /* floats per phase plane */
-    int64_t off[9];
-} O2hDwf;
-
-/* 16 bytes of x from index i at the tensor's ends: bytes outside it read
- * as 0 (they land in pads, zeroed after) */
-static __attribute__((noinline)) __m128i o2h_dwf_load_edge(const O2hDwf *f, int64_t i)
+static size_t o2h_dwi_bytes(const O2hConv2d *p)
 {
-    int8_t t[16];
-    for (int k = 0; k < 16; k++)
-        t[k] = i + k >= 0 && i + k < f->len ? f->x[i + k] : 0;
-    return _mm_loadu_si128((const __m128i *)(const void *)t);
+    return ((size_t)p->HO * o2h_dwi_len(p) + 32 + 63) & ~(size_t)63;
 }
 
-O2H_I_INLINE __m128i o2h_dwf_load(const O2hDwf *f, int64_t i)
+/* two sets of (stride) planes and two byte planes */
+static size_t o2h_dwi_scratch(const O2hConv2d *p)
 {
-    if (i >= 0 && i + 16 <= f->len)
-        return _mm_loadu_si128((const __m128i *)(const void *)(f->x + i));
-    return o2h_dwf_load_edge(f, i);
+    return 2 * ((size_t)p->SH * o2h_dwi_plane(p) * 4 + o2h_dwi_bytes(p)) + 64;
 }
 
-/* x - x_zero of the low 8 bytes of b as floats */
-O2H_I_INLINE __m256 o2h_dwf_cvt(const O2hDwf *f, __m128i b)
-{
-    return _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepi8_epi32(b), f->zero));
-}
-
-/* Padded row (from input index xi - pl) split into even columns at ev and
- * odd ones at od, in vectors of 16 columns up to the last that holds data;
- * then the pads: zero vectors from the first even and odd right pad column
- * on (they cover the rest of the L-float rows when the right pad is at
- * most 2, and run into the next row of the phase, filled after), zeros
- * over the left pad (pl <= 2). */
-static void o2h_dwf_row(const O2hDwf *f, int64_t xi, int pl, int w, float *ev, float *od)
-{
-    const __m128i split = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
-    for (int u = 0; u < pl + w; u += 16) {
-        __m128i b = _mm_shuffle_epi8(o2h_dwf_load(f, xi - pl + u), split);
-        _mm256_storeu_ps(ev + u / 2, o2h_dwf_cvt(f, b));
-        _mm256_storeu_ps(od + u / 2, o2h_dwf_cvt(f, _mm_srli_si128(b, 8)));
-    }
-    _mm256_storeu_ps(ev + (pl + w + 1) / 2, _mm256_setzero_ps());
-    _mm256_storeu_ps(od + (pl + w) / 2, _mm256_setzero_ps());
-    if (pl > 0)
-        ev[0] = 0.0f;
-    if (pl > 1)
-        od[0] = 0.0f;
-}
-
-/* The input rows of plane xi (tensor index) that the outputs read into
- * buf; pad rows and columns stay as zeroed at the start of the call. */
-static void o2h_dwf_fill(const O2hConv2d *p, const O2hDwf *f, int64_t xi, float *buf)
-{
-    for (int v = p->PT; v < 2 * p->HO + 1 && v - p->PT < p->H; v++) {
-        float *ev = buf + (size_t)(v & 1) * 2 * f->ph + (size_t)(v >> 1) * f->L;
-        o2h_dwf_row(f, xi + (int64_t)(v - p->PT) * p->W, p->PL, p->W, ev, ev + f->ph);
-    }
-}
-
-/* 8 sums of flat outputs at buf (two chains: even and odd filter rows) */
-O2H_I_INLINE __m256i o2h_dwf_sum(const float *buf, const int64_t *off, const o2h_vf *w, __m256i bias)
-{
-    o2h_vf a = w[0] * o2h_vload(buf + off[0]), b = w[3] * o2h_vload(buf + off[3]);
-    O2H_I_UNROLL for (int t = 1; t < 9; t++)
-    {
-        if (t == 3)
-            continue;
-        if (t / 3 == 1)
-            b += w[t] * o2h_vload(buf + off[t]);
-        else
-            a += w[t] * o2h_vload(buf + off[t]);
-    }
-    return _mm256_add_epi32(_mm256_cvttps_epi32((__m256)(a + b)), bias);
-}
-
-/* All flat outputs of a plane to bytes at yb, 32 at a time (the last
- * block runs past n into slack). */
-static void o2h_dwf_plane(const O2hDwf *f, const float *buf, const float *wc, int32_t b, const O2hRqc *c,
-                          int8_t *yb)
-{
-    o2h_vf w[9];
-    __m256i bv = _mm256_set1_epi32(b), q[4];
-    for (int t = 0; t < 9; t++)
-        w[t] = o2h_vset1(wc[t]);
-    if (!o2h_rqv_ok(c)) {
-        int32_t acc[32];
-        for (int j = 0; j < f->n; j += 32) {
-            for (int u = 0; u < 4; u++)
-                _mm256_storeu_si256((__m256i *)(void *)(acc + 8 * u), o2h_dwf_sum(buf + j + 8 * u, f->off, w, bv));
-            o2h_rq_row(acc, 32, c, yb + j);
-        }
-        return;
-    }
-    O2hRqv rv;
-    o2h_rqv_init(c, &rv);
-    for (int j = 0; j < f->n; j += 32) {
-        O2H_I_UNROLL for (int u = 0; u < 4; u++) q[u] = o2h_dwf_sum(buf + j + 8 * u, f->off, w, bv);
-        _mm256_storeu_si256((__m256i *)(void *)(yb + j), o2h_rqv_pack4(q, &rv));
-    }
-}
-
+#if defined(O2H_DWI)
 /* Output rows from yb (L apart) to y: whole 8- to 32-byte copies that run
  * into the next rows or plane (written after), exact where they would run
  * past the end of the tensor (last: this is its last plane). */
-static void o2h_dwf_out(const O2hConv2d *p, const O2hDwf *f, const int8_t *yb, int last, int8_t *y)
+static void o2h_dw_rows_out(const O2hConv2d *p, int L, const int8_t *yb, int last, int8_t *y)
 {
     int step = p->WO <= 8 ? 8 : p->WO <= 16 ? 16 : 32, span = (p->WO + step - 1) / step * step;
     for (int oh = 0; oh < p->HO; oh++) {
-        const int8_t *s = yb + (size_t)oh * f->L;
+        const int8_t *s = yb + (size_t)oh * L;
         int8_t *d = y + (size_t)oh * p->WO;
         if (last && oh * p->WO + span > p->HO * p->WO)
             memcpy(d, s, (size_t)p->WO);
@@ -302,47 +216,189 @@ static void o2h_dwf_out(const O2hConv2d *p, const O2hDwf *f, const int8_t *yb, i
     }
 }
 
-static O2hDwf o2h_dwf_desc(const O2hConv2d *p, int32_t x_zero, const int8_t *x)
+typedef struct {
+    const int8_t *x;    /* the whole input tensor, len bytes (loads stay inside) */
+    int64_t len;
+    int L, n;           /* dwords per row, flat outputs HO * L */
+    size_t ph;          /* dwords per plane */
+    __m256i z16;        /* x_zero in every int16 lane */
+    __m256i col[2];     /* input column - PL of each int16 lane (c = 0) */
+    __m256i wm1;        /* W - 1 in every int16 lane */
+    int64_t off[6];     /* dword offsets of the 6 pairs */
+} O2hDwi;
+
+/* 16 bytes of x from index i at the tensor's ends: bytes outside it read
+ * as 0 (they land in pads, masked after) */
+static __attribute__((noinline)) __m128i o2h_dwi_load_edge(const O2hDwi *f, int64_t i)
 {
-    O2hDwf f = {x, (int64_t)p->N * p->C * p->H * p->W, _mm256_set1_epi32(x_zero), p->WO + 1, 0,
-                o2h_dwf_plane_floats(p), {0}};
+    int8_t t[16];
+    for (int k = 0; k < 16; k++)
+        t[k] = i + k >= 0 && i + k < f->len ? f->x[i + k] : 0;
+    return _mm_loadu_si128((const __m128i *)(const void *)t);
+}
+
+O2H_I_INLINE __m128i o2h_dwi_load(const O2hDwi *f, int64_t i)
+{
+    if (i >= 0 && i + 16 <= f->len)
+        return _mm_loadu_si128((const __m128i *)(const void *)(f->x + i));
+    return o2h_dwi_load_edge(f, i);
+}
+
+/* v - x_zero, lanes whose input column (col + c) is outside the row 0 */
+O2H_I_INLINE __m256i o2h_dwi_edge(const O2hDwi *f, __m256i v, __m256i col, int c)
+{
+    __m256i u = _mm256_add_epi16(col, _mm256_set1_epi16((short)c));
+    __m256i in = _mm256_cmpeq_epi16(_mm256_min_epu16(u, f->wm1), u);
+    return _mm256_and_si256(_mm256_sub_epi16(v, f->z16), in);
+}
+
+/* Input row xi (tensor index of its column 0) as padded row v of the
+ * planes at buf: whole vectors of 16 columns, running past the row into
+ * the next one (written after); vectors over the pads (the last one
+ * included) load with bounds checks and mask the pad lanes to 0. */
+static void o2h_dwi_row(const O2hConv2d *p, const O2hDwi *f, int64_t xi, int v, int32_t *buf)
+{
+    if (p->SW == 1) {
+        int32_t *d = buf + (size_t)v * f->L;
+        for (int c = 0; c < f->L; c += 16) {
+            int64_t i = xi + c - p->PL;
+            __m256i lo, hi;
+            if (c >= p->PL && c - p->PL + 17 <= p->W) {
+                __m128i b0 = _mm_loadu_si128((const __m128i *)(const void *)(f->x + i));
+                __m128i b1 = _mm_loadu_si128((const __m128i *)(const void *)(f->x + i + 1));
+                lo = _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(b0, b1)), f->z16);
+                hi = _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_unpackhi_epi8(b0, b1)), f->z16);
+            } else {
+                __m128i b0 = o2h_dwi_load(f, i), b1 = o2h_dwi_load(f, i + 1);
+                lo = o2h_dwi_edge(f, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(b0, b1)), f->col[0], c);
+                hi = o2h_dwi_edge(f, _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(b0, b1)), f->col[1], c);
+            }
+            _mm256_storeu_si256((__m256i *)(void *)(d + c), lo);
+            _mm256_storeu_si256((__m256i *)(void *)(d + c + 8), hi);
+        }
+        return;
+    }
+    int16_t *d = (int16_t *)(buf + (size_t)(v & 1) * f->ph + (size_t)(v >> 1) * f->L);
+    for (int c = 0; c < 2 * f->L; c += 16) {
+        int64_t i = xi + c - p->PL;
+        __m256i r;
+        if (c >= p->PL && c - p->PL + 16 <= p->W)
+            r = _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(f->x + i))),
+                                 f->z16);
+        else
+            r = o2h_dwi_edge(f, _mm256_cvtepi8_epi16(o2h_dwi_load(f, i)), f->col[0], c);
+        _mm256_storeu_si256((__m256i *)(void *)(d + c), r);
+    }
+}
+
+/* The input rows of plane xi (tensor index) into buf; pad rows stay 0 as
+ * zeroed at the start of the call (the rows' overrun into them is masked
+ * pad lanes, 0 too). */
+static void o2h_dwi_fill(const O2hConv2d *p, const O2hDwi *f, int64_t xi, int32_t *buf)
+{
+    int end = p->H + p->PT < (p->HO - 1) * p->SH + 3 ? p->H + p->PT : (p->HO - 1) * p->SH + 3;
+    for (int v = p->PT; v < end; v++)
+        o2h_dwi_row(p, f, xi + (int64_t)(v - p->PT) * p->W, v, buf);
+}
+
+/* 8 sums of flat outputs at buf (two chains) plus the bias */
+O2H_I_INLINE __m256i o2h_dwi_sum(const int32_t *buf, const int64_t *off, const __m256i *w, __m256i bias)
+{
+    __m256i a = _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(buf + off[0])), w[0]);
+    __m256i b = _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(buf + off[1])), w[1]);
+    O2H_I_UNROLL for (int t = 2; t < 6; t++)
+    {
+        __m256i m = _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(buf + off[t])), w[t]);
+        if (t & 1)
+            b = _mm256_add_epi32(b, m);
+        else
+            a = _mm256_add_epi32(a, m);
+    }
+    return _mm256_add_epi32(_mm256_add_epi32(a, b), bias);
+}
+
+/* int16 pair (lo, hi) in every dword */
+static __m256i o2h_dwi_pair(float lo, float hi)
+{
+    return _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)(int16_t)lo | (uint32_t)(uint16_t)(int16_t)hi << 16));
+}
+
+/* All flat outputs of a plane to bytes at yb, 32 at a time (the last
+ * block runs past n into slack). */
+static void o2h_dwi_plane_run(const O2hDwi *f, const int32_t *buf, const float *wc, int32_t b, const O2hRqc *c,
+                              int8_t *yb)
+{
+    __m256i w[6], bv = _mm256_set1_epi32(b), q[4];
+    for (int kh = 0; kh < 3; kh++) {
+        w[2 * kh] = o2h_dwi_pair(wc[3 * kh], wc[3 * kh + 1]);
+        w[2 * kh + 1] = o2h_dwi_pair(wc[3 * kh + 2], 0.0f);
+    }
+    if (!o2h_rqv_ok(c)) {
+        int32_t acc[32];
+        for (int j = 0; j < f->n; j += 32) {
+            for (int u = 0; u < 4; u++)
+                _mm256_storeu_si256((__m256i *)(void *)(acc + 8 * u), o2h_dwi_sum(buf + j + 8 * u, f->off, w, bv));
+            o2h_rq_row(acc, 32, c, yb + j);
+        }
+        return;
+    }
+    O2hRqv rv;
+    o2h_rqv_init(c, &rv);
+    for (int j = 0; j < f->n; j += 32) {
+        O2H_I_UNROLL for (int u = 0; u < 4; u++) q[u] = o2h_dwi_sum(buf + j + 8 * u, f->off, w, bv);
+        _mm256_storeu_si256((__m256i *)(void *)(yb + j), o2h_rqv_pack4(q, &rv));
+    }
+}
+
+static O2hDwi o2h_dwi_desc(const O2hConv2d *p, int32_t x_zero, const int8_t *x)
+{
+    O2hDwi f = {x, (int64_t)p->N * p->C * p->H * p->W, o2h_dwi_len(p), 0, o2h_dwi_plane(p),
+                _mm256_set1_epi16((short)x_zero), {_mm256_setzero_si256(), _mm256_setzero_si256()},
+                _mm256_set1_epi16((short)(p->W - 1)), {0}};
+    int16_t col[32];
+    for (int k = 0; k < 16; k++) {   /* stride 1: pairs (k, k + 1), k < 16; stride 2: k */
+        col[k] = (int16_t)(p->SW == 1 ? k / 2 + k % 2 - p->PL : k - p->PL);
+        col[16 + k] = (int16_t)(col[k] + 8);
+    }
+    f.col[0] = _mm256_loadu_si256((const __m256i *)(const void *)col);
+    f.col[1] = _mm256_loadu_si256((const __m256i *)(const void *)(col + 16));
     f.n = p->HO * f.L;
-    for (int t = 0; t < 9; t++) {
-        int kh = t / 3, kw = t % 3;
-        f.off[t] = (int64_t)((kh & 1) * 2 + (kw & 1)) * (int64_t)f.ph + (kh >> 1) * f.L + (kw >> 1);
+    for (int kh = 0; kh < 3; kh++) {
+        int64_t r = p->SH == 1 ? (int64_t)kh * f.L : (int64_t)(kh & 1) * (int64_t)f.ph + (kh >> 1) * f.L;
+        f.off[2 * kh] = r;
+        f.off[2 * kh + 1] = r + 3 - p->SW;
     }
     return f;
 }
 
-/* Two plane buffers and two byte buffers take turns: plane i + 1 is
- * filled before plane i is computed, and plane i - 1's bytes copied out
- * after, so no load waits on the just-issued stores it overlaps (a
- * failed store forwarding costs as much as a 14x14 plane's FMAs). */
-static void o2h_dwf_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,
+/* Two plane sets and two byte planes take turns: plane i + 1 is filled
+ * before plane i is computed, and plane i - 1's bytes copied out after,
+ * so no load waits on the just-issued stores it overlaps. */
+static void o2h_dwi_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,
                         const void *packed, int8_t *y, void *scratch)
 {
-    O2hDwf f = o2h_dwf_desc(p, x_zero, x);
-    size_t nf = f.ph * 4, nb = ((size_t)f.n + 32 + 63) & ~(size_t)63;
-    float *buf[2] = {o2h_i_align64(scratch), (float *)o2h_i_align64(scratch) + nf};
-    int8_t *yb[2] = {(int8_t *)(buf[1] + nf), (int8_t *)(buf[1] + nf) + nb};
+    size_t np = (size_t)p->SH * o2h_dwi_plane(p), nb = o2h_dwi_bytes(p);
+    int32_t *buf[2] = {o2h_i_align64(scratch), (int32_t *)o2h_i_align64(scratch) + np};
+    int8_t *yb[2] = {(int8_t *)(buf[1] + np), (int8_t *)(buf[1] + np) + nb};
+    O2hDwi f = o2h_dwi_desc(p, x_zero, x);
     const float *wf = packed;
     const int32_t *bias = (const int32_t *)(const void *)((const char *)packed + o2h_dw_wbytes(p));
     const int32_t *sum = bias + p->C;
     int64_t hw = (int64_t)p->H * p->W, hwo = (int64_t)p->HO * p->WO, planes = (int64_t)p->N * p->C;
-    memset(buf[0], 0, 2 * nf * sizeof *buf[0]);
-    o2h_dwf_fill(p, &f, 0, buf[0]);
+    memset(buf[0], 0, 2 * np * sizeof *buf[0]);
+    o2h_dwi_fill(p, &f, 0, buf[0]);
     for (int64_t i = 0; i < planes; i++) {
         int ch = (int)(i % p->C);
         int32_t b = (int32_t)((uint32_t)bias[ch] + (uint32_t)x_zero * (uint32_t)sum[ch]);
         O2hRqc rc;
         o2h_rqc_init(rq, ch, &rc);
         if (i + 1 < planes)
-            o2h_dwf_fill(p, &f, (i + 1) * hw, buf[(i + 1) & 1]);
-        o2h_dwf_plane(&f, buf[i & 1], wf + (size_t)ch * 9, b, &rc, yb[i & 1]);
+            o2h_dwi_fill(p, &f, (i + 1) * hw, buf[(i + 1) & 1]);
+        o2h_dwi_plane_run(&f, buf[i & 1], wf + (size_t)ch * 9, b, &rc, yb[i & 1]);
         if (i > 0)
-            o2h_dwf_out(p, &f, yb[(i - 1) & 1], 0, y + (i - 1) * hwo);
+            o2h_dw_rows_out(p, f.L, yb[(i - 1) & 1], 0, y + (i - 1) * hwo);
     }
-    o2h_dwf_out(p, &f, yb[(planes - 1) & 1], 1, y + (planes - 1) * hwo);
+    o2h_dw_rows_out(p, f.L, yb[(planes - 1) & 1], 1, y + (planes - 1) * hwo);
 }
 #endif
 
@@ -355,9 +411,9 @@ size_t o2h_dw_s8_scratch(const O2hConv2d *p)
                o2h_conv2d_dw_scratch_bound(&q) * 4 + 192;
     size_t v = 160 * 64 + (size_t)(p->H + p->PT + p->PB) * (p->W + p->PL + p->PR) +
                (size_t)16 * p->SH * (p->W + p->PL + p->PR) + 512;
-    size_t d = o2h_dwf_ok(p) ? o2h_dwf_scratch(p) : 0;
+    size_t i = o2h_dwi_ok(p) ? o2h_dwi_scratch(p) : 0;
     f = f > v ? f : v;
-    return f > d ? f : d;
+    return f > i ? f : i;
 }
 
 /* y[i] = requant((int32)s[i] + b), i < n, in pieces whose int32 sums stay
@@ -376,7 +432,7 @@ static void o2h_dw_requant_rows(const float *s, int32_t b, size_t n, const O2hRq
     }
 }
 
-#if defined(O2H_DWF)
+#if defined(O2H_DWI)
 /* AVX2: the float sums converted and requantized in registers, 32 at a
  * time (no int32 copy through memory), the last n % 8 one at a time. */
 static void o2h_dw_requant(const float *s, int32_t b, size_t n, const O2hRqc *c, int8_t *y)
@@ -650,9 +706,9 @@ void o2h_dw_s8_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, con
         return;
     }
 #endif
-#if defined(O2H_DWF)
-    if (o2h_dwf_ok(p)) {
-        o2h_dwf_run(p, x_zero, rq, x, packed, y, scratch);
+#if defined(O2H_DWI)
+    if (o2h_dwi_ok(p)) {
+        o2h_dwi_run(p, x_zero, rq, x, packed, y, scratch);
         return;
     }
 #endif

@@ -690,6 +690,98 @@ static void test_dw_shifts(void)
     }
 }
 
+/* 3x3 depthwise of stride 1 and 2 on the int16 pair form's shapes (AVX2:
+ * stride 2 on planes over 28x28, stride 1 over 56x56): every width 1..40
+ * (tall planes, so widths off the vectors of 8 and 16 and the 16-column
+ * fill vectors), planes of 1 to 3 rows, every pad 0 to 2 on each side,
+ * batch 2, per-channel and per-tensor requantization, shifts below 3 (the
+ * scalar rule), a Relu or clip, and fills: random, random extremes, and
+ * the largest |x - x_zero| = 255 against |w| = 128 of both signs (x_zero
+ * at both ends of int8). Packed once, as at init. */
+enum { DWP_RANDOM, DWP_EXTREME, DWP_POS, DWP_NEG };
+
+static int32_t dwp_val(int fill, int32_t lo, int32_t hi, int32_t fixed)
+{
+    if (fill == DWP_RANDOM)
+        return rnd_in(lo, hi);
+    if (fill == DWP_EXTREME)
+        return rnd() & 1 ? hi : lo;
+    return fixed;
+}
+
+static void dw_pair_case(int N, int C, int H, int W, int S, const int *pad, int fill, int clip, int per_tensor)
+{
+    O2hConv2d p = {.N = N, .C = C, .H = H, .W = W, .F = C, .KH = 3, .KW = 3, .SH = S, .SW = S, .DH = 1, .DW = 1,
+                   .PT = pad[0], .PL = pad[1], .PB = pad[2], .PR = pad[3], .G = C};
+    p.HO = (H + pad[0] + pad[2] - 3) / S + 1;
+    p.WO = (W + pad[1] + pad[3] - 3) / S + 1;
+    if (p.HO <= 0 || p.WO <= 0)
+        return;
+    size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * p.HO * p.WO;
+    int32_t zx = dwp_val(fill, -128, 127, fill == DWP_POS ? -128 : 127);
+    int32_t *xi = malloc(nx * 4), *wi = malloc((size_t)C * 36), *bias = malloc((size_t)C * 4);
+    int32_t *mult = malloc((size_t)C * 4);
+    int8_t *x = malloc(nx), *w = malloc((size_t)C * 9), *y = malloc(ny);
+    uint8_t *shift = malloc((size_t)C);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (int8_t)(xi[i] = dwp_val(fill, -128, 127, fill == DWP_POS ? 127 : -128));
+    for (int i = 0; i < C * 9; i++)
+        w[i] = (int8_t)(wi[i] = dwp_val(fill, -128, 127, -128));
+    for (int f = 0; f < C; f++) {
+        bias[f] = rnd_in(-300000, 300000);
+        shift[f] = (uint8_t)(f % 5 == 4 ? f % 3 : 30 + f % 12);
+        mult[f] = f % 5 == 4 ? rnd_in(0, 3) : (int32_t)((1u << 30) + (rnd() % (1u << 30)));
+    }
+    int32_t zy = rnd_in(-20, 20);
+    O2hRequant rq = {per_tensor ? 1 : C, mult, shift, zy, clip ? zy : -128, clip ? zy + 60 : 127};
+    void *packed = malloc(o2h_conv2d_s8_packed_size(&p)), *scratch = malloc(o2h_conv2d_s8_packed_scratch(&p));
+    o2h_conv2d_s8_pack(&p, w, bias, packed);
+    o2h_conv2d_s8_packed(&p, zx, &rq, x, packed, y, scratch);
+    int bad = 0;
+    for (int n = 0; n < N; n++)
+        for (int f = 0; f < C; f++) {
+            int r = per_tensor ? 0 : f;
+            int64_t sw = 0;   /* pads read x_zero: bias + sum x w = bias + zx sw + sum (x - zx) w */
+            for (int t = 0; t < 9; t++)
+                sw += wi[f * 9 + t];
+            for (int oh = 0; oh < p.HO; oh++)
+                for (int ow = 0; ow < p.WO; ow++) {
+                    int64_t acc = bias[f] + zx * sw + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
+                    bad += y[(((int64_t)n * C + f) * p.HO + oh) * p.WO + ow] !=
+                           ref_out(acc, mult[r], shift[r], rq.zero, rq.lo, rq.hi);
+                }
+        }
+    CHECK_MSG(bad == 0, "dw pairs %dx%dx%dx%d s%d pads %d %d %d %d fill %d clip %d pt %d: %d wrong", N, C, H, W, S,
+              pad[0], pad[1], pad[2], pad[3], fill, clip, per_tensor, bad);
+    free(xi), free(wi), free(bias), free(mult), free(x), free(w), free(y), free(shift), free(packed), free(scratch);
+}
+
+static void test_dw_pairs(void)
+{
+    static const int tiny[][4] = {{1, 3137}, {2, 3200}, {3, 1601}, {1, 4000}, {2, 1571}, {3, 1050}};
+    int pads[81][4];
+    for (int i = 0; i < 81; i++)
+        for (int s = 0, v = i; s < 4; s++, v /= 3)
+            pads[i][s] = v % 3;
+    for (int W = 1; W <= 40; W++)
+        for (int S = 1; S <= 2; S++) {
+            int H = (S == 1 ? 3136 : 784) / W + 1 + W % 3, c = W * 2 + S;
+            dw_pair_case(W % 7 == 0 ? 2 : 1, 5 + W % 2, H, W, S, pads[(W * 13 + S * 7) % 81], c % 4, c % 3 == 0,
+                         W % 2);
+        }
+    for (int i = 0; i < 81; i++)   /* every pad combination */
+        dw_pair_case(1, 3, 60 + i % 5, 57 + i % 9, 1 + i % 2, pads[i], i % 4, i % 5 == 0, i % 2);
+    for (size_t i = 0; i < sizeof tiny / sizeof tiny[0]; i++)
+        for (int S = 1; S <= 2; S++)
+            dw_pair_case(1 + (int)i % 2, 3, tiny[i][0], tiny[i][1], S, pads[(i * 17 + (size_t)S) % 81], (int)i % 4,
+                         (int)i % 2, S == 2);
+    for (int fill = DWP_RANDOM; fill <= DWP_NEG; fill++)
+        for (int S = 1; S <= 2; S++) {
+            static const int one[4] = {1, 1, 1, 1}, same[4] = {0, 0, 1, 1};
+            dw_pair_case(2, 4, 112, 112, S, S == 1 ? one : same, fill, fill % 2, fill / 2);
+        }
+}
+
 /* requantization of whole rows (the vector paths) over every shift, large
  * accumulators and multipliers, zero points and output clamps (a Relu's
  * lo = zero included): a 1x1 conv of one input channel */
@@ -1002,6 +1094,7 @@ int main(void)
     test_conv();
     test_conv_dw3();
     test_dw_shifts();
+    test_dw_pairs();
     test_add_same();
     test_conv_wino();
     test_conv_wino_small();
