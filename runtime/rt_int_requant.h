@@ -128,14 +128,29 @@ O2H_I_INLINE void o2h_rqv_store_nv(const __m512i *a, int nv, const O2hRqv *v, in
 typedef __m256i o2h_rqacc;
 #define O2H_RQ_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 typedef struct {
-    __m256i lo_acc, hi_acc, m, lo, hi, zero2, lo8, hi8;
-    __m128i b, b32, s1;
-    int clamp_acc, clamp_out;
+    __m256i lo_acc, hi_acc, m, lo, hi, zero2, lo8, hi8, rnd;
+    __m128i b, b32, s1, s;
+    int clamp_acc, clamp_out, hi32;
 } O2hRqv;
+
+/* Whether the high-half form (o2h_rqv32h) applies: sh in [33, 62] (the
+ * rounding bit 2^(sh-1) lies above the 32 low bits it drops) and the
+ * constant c = 2^(sh-33) + zero * 2^(sh-32) within [-2^30, 2^30). */
+O2H_I_INLINE int o2h_rqv_hi32_ok(const O2hRqc *c, int64_t *rnd)
+{
+    if (c->sh < 33 || c->sh > 62)
+        return 0;
+    *rnd = ((int64_t)1 << (c->sh - 33)) + (int64_t)c->zero * ((int64_t)1 << (c->sh - 32));
+    return *rnd >= -((int64_t)1 << 30) && *rnd < ((int64_t)1 << 30);
+}
 
 O2H_I_INLINE void o2h_rqv_init(const O2hRqc *c, O2hRqv *v)
 {
+    int64_t rnd = 0;
     int b = c->sh - 1 < 31 ? c->sh - 1 : 31;
+    v->hi32 = o2h_rqv_hi32_ok(c, &rnd);
+    v->rnd = _mm256_set1_epi32((int32_t)rnd);
+    v->s = _mm_cvtsi32_si128(c->sh - 32);
     v->lo_acc = _mm256_set1_epi32(c->lo_acc);
     v->hi_acc = _mm256_set1_epi32(c->hi_acc);
     v->m = _mm256_set1_epi64x(c->m);
@@ -164,6 +179,18 @@ O2H_I_INLINE __m256i o2h_rqv32u(__m256i a, const O2hRqv *v)
     return _mm256_srai_epi32(_mm256_add_epi32(_mm256_sra_epi32(h, v->s1), v->zero2), 1);
 }
 
+/* The same for sh >= 33 (hi32): h = floor(acc * M / 2^32) is the high
+ * half of each 64-bit product, already in place in the odd lanes, one
+ * shift away in the even ones; |h| <= 2^30 for any int32 acc and M, so
+ * no clamp is needed, and (h + c) >> (sh - 32) with c = 2^(sh-33) +
+ * zero * 2^(sh-32) (|c| < 2^30, o2h_rqv_hi32_ok) cannot wrap. */
+O2H_I_INLINE __m256i o2h_rqv32h(__m256i a, const O2hRqv *v)
+{
+    __m256i e = _mm256_srli_epi64(_mm256_mul_epi32(a, v->m), 32);
+    __m256i o = _mm256_mul_epi32(_mm256_srli_epi64(a, 32), v->m);
+    return _mm256_sra_epi32(_mm256_add_epi32(_mm256_blend_epi32(e, o, 0xAA), v->rnd), v->s);
+}
+
 /* 32 accumulators a[0..3] -> 32 int8 in order. Narrowing four vectors at
  * once costs three packs and one dword permute (the packs interleave the
  * 128-bit lanes) instead of four narrowings of one, and the output clamp
@@ -171,7 +198,8 @@ O2H_I_INLINE __m256i o2h_rqv32u(__m256i a, const O2hRqv *v)
  * gives the same bytes, since lo and hi are int8 values. */
 O2H_I_INLINE __m256i o2h_rqv_pack4(const __m256i *a, const O2hRqv *v)
 {
-    __m256i y = o2h_narrow4(o2h_rqv32u(a[0], v), o2h_rqv32u(a[1], v), o2h_rqv32u(a[2], v), o2h_rqv32u(a[3], v));
+    __m256i y = v->hi32 ? o2h_narrow4(o2h_rqv32h(a[0], v), o2h_rqv32h(a[1], v), o2h_rqv32h(a[2], v), o2h_rqv32h(a[3], v))
+                        : o2h_narrow4(o2h_rqv32u(a[0], v), o2h_rqv32u(a[1], v), o2h_rqv32u(a[2], v), o2h_rqv32u(a[3], v));
     if (v->clamp_out)
         y = _mm256_min_epi8(_mm256_max_epi8(y, v->lo8), v->hi8);
     return y;

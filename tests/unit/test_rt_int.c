@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "runtime/o2h_rt_int.h"
+#include "runtime/rt_int_internal.h"
 
 /* ------------------------------------------------ references */
 
@@ -825,6 +826,71 @@ static void test_requant_rows(void)
     requant_rows_case(3, -5, 90);       /* Clip */
 }
 
+/* Rows of accumulators through the row requantization (whole groups of
+ * four vectors, single vectors, a scalar tail), against the 128-bit
+ * reference: every acc from below the lowest to above the highest
+ * unsaturated output (so every rounding step and both saturations), plus
+ * the int32 extremes and random values, for every shift 1..63, multipliers
+ * over [0, 2^31) (the contract's range), zero points in and off the int8 range,
+ * int8 and clamped outputs; the last cases sit on both sides of the bound
+ * on 2^(sh-33) + zero 2^(sh-32) that picks the high-half form. */
+static int rq_sweep(int32_t m, int sh, int32_t zero, int32_t lo, int32_t hi, int64_t from, int64_t to)
+{
+    enum { N = 4099 };
+    static int32_t acc[N];
+    static int8_t y[N];
+    static const int32_t ext[] = {INT32_MIN, INT32_MIN + 1, -(1 << 30), -1, 0, 1, 1 << 30, INT32_MAX - 1, INT32_MAX};
+    uint8_t s8 = (uint8_t)sh;
+    O2hRequant rq = {1, &m, &s8, zero, lo, hi};
+    int bad = 0;
+    from = from < INT32_MIN ? INT32_MIN : from;
+    to = to > INT32_MAX ? INT32_MAX : to;
+    for (int64_t a0 = from; a0 <= to + N; a0 += N - 9) {
+        int n = 0;
+        for (; n < 9; n++)
+            acc[n] = ext[n];
+        for (; n < N && (a0 + n - 9 <= to || n < N - (int)(a0 % 37)); n++)
+            acc[n] = a0 + n - 9 <= to ? (int32_t)(a0 + n - 9) : (int32_t)rnd();
+        o2h_i8_requant_row(acc, n, &rq, 0, y);
+        for (int i = 0; i < n; i++)
+            bad += y[i] != ref_out(acc[i], m, sh, zero, lo, hi);
+    }
+    return bad;
+}
+
+/* acc range of the unsaturated outputs, widened by 3 steps each side */
+static void rq_sweep_case(int32_t m, int sh, int32_t zero, int32_t lo, int32_t hi)
+{
+    double step = m == 0 ? 1.0 : ldexp(1.0, sh) / fabs((double)m);
+    double span = ((double)hi - lo + 6) * step, mid = -((double)zero - (lo + hi) / 2.0) * step * (m < 0 ? -1 : 1);
+    if (span > 3e6)
+        span = 3e6;
+    int bad = rq_sweep(m, sh, zero, lo, hi, (int64_t)(mid - span / 2), (int64_t)(mid + span / 2));
+    CHECK_MSG(bad == 0, "rq sweep m %d sh %d zero %d [%d, %d]: %d wrong", m, sh, zero, lo, hi, bad);
+}
+
+static void test_rq_sweep(void)
+{
+    static const int32_t ms[] = {0, 1, 3, 1000, 1 << 30, (1 << 30) + 1, INT32_MAX - 1, INT32_MAX};
+    static const int32_t zs[] = {-128, 0, 5, 127, -100000, 1 << 20};
+    for (int sh = 1; sh <= 63; sh++) {
+        rq_sweep_case((int32_t)((1u << 30) + rnd() % (1u << 30)), sh, rnd_in(-128, 127), -128, 127);
+        rq_sweep_case(ms[sh % 8], sh, zs[sh % 6], -128, 127);
+        rq_sweep_case((int32_t)(rnd() % (1u << 31)), sh, rnd_in(-128, 127), -20, 90);
+    }
+    for (int sh = 33; sh <= 48; sh++)
+        for (int i = 0; i < 8; i++) {
+            int32_t z = rnd_in(-128, 127);
+            rq_sweep_case((int32_t)((1u << 30) + rnd() % (1u << 30)), sh, z, i & 1 ? z : -128, 127);
+        }
+    /* 2^(sh-33) + zero 2^(sh-32) at and past [-2^30, 2^30) */
+    static const int edge[][2] = {{62, 0}, {62, 1}, {62, -1}, {62, -2}, {61, 1}, {61, 2}, {61, -2}, {61, -3},
+                                  {60, 0}, {60, 3}, {60, 4}, {60, -4}, {60, -5}, {33, 127}, {33, -128}};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        for (int j = 0; j < 8; j++)
+            rq_sweep_case(ms[j], edge[i][0], edge[i][1], -128, 127);
+}
+
 /* Pointwise convs on small planes: every pixel count 1..70 (so last pixel
  * blocks of every size, those of 1..4 pixels by channel vectors on AVX2),
  * channel counts below, at and past 16 and not multiples of 4, odd K, per
@@ -1099,6 +1165,7 @@ int main(void)
     test_conv_wino();
     test_conv_wino_small();
     test_requant_rows();
+    test_rq_sweep();
     test_pw_small();
     test_fc();
     test_fc_sizes();
