@@ -862,9 +862,8 @@ static int rq_sweep(int32_t m, int sh, int32_t zero, int32_t lo, int32_t hi, int
 static void rq_sweep_case(int32_t m, int sh, int32_t zero, int32_t lo, int32_t hi)
 {
     double step = m == 0 ? 1.0 : ldexp(1.0, sh) / fabs((double)m);
-    double span = ((double)hi - lo + 6) * step, mid = -((double)zero - (lo + hi) / 2.0) * step * (m < 0 ? -1 : 1);
-    if (span > 3e6)
-        span = 3e6;
+    double span = fmin(((double)hi - lo + 6) * step, 3e6);
+    double mid = fmax(fmin(-((double)zero - (lo + hi) / 2.0) * step, 3e9), -3e9);
     int bad = rq_sweep(m, sh, zero, lo, hi, (int64_t)(mid - span / 2), (int64_t)(mid + span / 2));
     CHECK_MSG(bad == 0, "rq sweep m %d sh %d zero %d [%d, %d]: %d wrong", m, sh, zero, lo, hi, bad);
 }
