@@ -94,21 +94,6 @@ size_t o2h_i8_gemm_scratch(int F, int K)
            64;
 }
 
-/* Pixel blocks of AVX2 pair products may hold pixels 1 and 2 of every four
- * swapped (o2h_i8_pack_vec), for the requantization that needs that order
- * (o2h_rqv32s, one shift fewer per 8 outputs). */
-#if O2H_I8 == O2H_I8_MADD256 && O2H_RQ_VL == 8
-#define O2H_I8_SWAP 1
-#else
-#define O2H_I8_SWAP 0
-#endif
-
-/* where pixel j of a block lies: j, or with swap j with 1 and 2 of every four exchanged */
-O2H_I_INLINE int o2h_i8_pos(int j, int swap)
-{
-    return swap ? j ^ (((j ^ (j >> 1)) & 1) * 3) : j;
-}
-
 #if O2H_I8 != O2H_I8_PLAIN
 /* Vector packing of the full chunks of one k-group, reading exactly the
  * np pixels of each row; returns the first column left to the element
@@ -142,7 +127,7 @@ static int o2h_i8_pack_vec(const int8_t *const *r, int np, unsigned char *o)
     }
     return j;
 }
-#elif O2H_I8 == O2H_I8_MADD512
+#elif O2H_I8 == O2H_I8_MADD512 || O2H_I8 == O2H_I8_MADD256
 /* 16 (then 8) pixels x 2 rows -> [pixel][2] int16 */
 static int o2h_i8_pack_vec(const int8_t *const *r, int np, unsigned char *o)
 {
@@ -161,33 +146,6 @@ static int o2h_i8_pack_vec(const int8_t *const *r, int np, unsigned char *o)
         __m128i *d = (__m128i *)(void *)(o + (size_t)j * 4);
         _mm_storeu_si128(d, _mm_unpacklo_epi16(a, b));
         _mm_storeu_si128(d + 1, _mm_unpackhi_epi16(a, b));
-    }
-    return j;
-}
-#elif O2H_I8 == O2H_I8_MADD256
-/* 16 (then 8) pixels x 2 rows -> [pixel][2] int16: the byte pairs
- * interleaved, then widened; with swap, pixels 1 and 2 of every four
- * trade places (one byte shuffle per 8 pixels). */
-static int o2h_i8_pack_vec(const int8_t *const *r, int np, unsigned char *o, int swap)
-{
-    const __m128i idx = _mm_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15);
-    int j = 0;
-    for (; j + 16 <= np; j += 16) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(r[0] + j));
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(r[1] + j));
-        __m128i lo = _mm_unpacklo_epi8(a, b), hi = _mm_unpackhi_epi8(a, b);
-        if (swap)
-            lo = _mm_shuffle_epi8(lo, idx), hi = _mm_shuffle_epi8(hi, idx);
-        unsigned char *d = o + (size_t)j * 4;
-        _mm256_storeu_si256((__m256i *)(void *)d, _mm256_cvtepi8_epi16(lo));
-        _mm256_storeu_si256((__m256i *)(void *)(d + 32), _mm256_cvtepi8_epi16(hi));
-    }
-    for (; j + 8 <= np; j += 8) {
-        __m128i p = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(r[0] + j)),
-                                      _mm_loadl_epi64((const __m128i *)(const void *)(r[1] + j)));
-        if (swap)
-            p = _mm_shuffle_epi8(p, idx);
-        _mm256_storeu_si256((__m256i *)(void *)(o + (size_t)j * 4), _mm256_cvtepi8_epi16(p));
     }
     return j;
 }
@@ -226,20 +184,14 @@ static int o2h_i8_pack_vec(const int8_t *const *r, int np, unsigned char *o)
 }
 #endif
 
-/* dst[j'][g] = rows[g][j] for j < n, g < G, as the kind packs x (ES-byte
- * elements; x + 128 as unsigned bytes for VNNI), j' = j or, with swap,
- * o2h_i8_pos(j). */
-static void o2h_i8_interleave(const int8_t *const *rows, int n, unsigned char *dst, int swap)
+/* dst[j][g] = rows[g][j] for j < n, g < G, as the kind packs x (ES-byte
+ * elements; x + 128 as unsigned bytes for VNNI). */
+static void o2h_i8_interleave(const int8_t *const *rows, int n, unsigned char *dst)
 {
-#if O2H_I8_SWAP
-    int j0 = o2h_i8_pack_vec(rows, n, dst, swap);
-#else
-    int j0 = o2h_i8_pack_vec(rows, n, dst);
-#endif
-    for (int j = j0; j < n; j++)
+    for (int j = o2h_i8_pack_vec(rows, n, dst); j < n; j++)
         for (int gi = 0; gi < O2H_I8_G; gi++) {
             int v = rows[gi][j];
-            size_t at = (size_t)o2h_i8_pos(j, swap) * O2H_I8_G + (size_t)gi;
+            size_t at = (size_t)j * O2H_I8_G + (size_t)gi;
             if (O2H_I8_ES == 1)
                 dst[at] = (unsigned char)(v ^ O2H_I8_FLIP);
             else
@@ -248,9 +200,8 @@ static void o2h_i8_interleave(const int8_t *const *rows, int n, unsigned char *d
 }
 
 /* blk = [K/G][nbw][G] packed elements of x[k][j], k < K, j < np (zero
- * beyond: rows past K read a zero row; nbw - np <= VL); with swap, pixel j
- * at o2h_i8_pos(j), so the zeros go first from the last whole four. */
-static void o2h_i8_pack_block(const int8_t *x, int64_t ldx, int K, int np, int nbw, unsigned char *blk, int swap)
+ * beyond: rows past K read a zero row; nbw - np <= VL). */
+static void o2h_i8_pack_block(const int8_t *x, int64_t ldx, int K, int np, int nbw, unsigned char *blk)
 {
     static const int8_t zero_row[O2H_I8_TW];
     const size_t step = (size_t)nbw * O2H_I8_G * O2H_I8_ES;
@@ -262,9 +213,8 @@ static void o2h_i8_pack_block(const int8_t *x, int64_t ldx, int K, int np, int n
             r[gi] = k < K ? x + (int64_t)k * ldx : zero_row;
         }
         unsigned char *o = blk + (size_t)kq * step;
-        size_t full = (size_t)(swap ? np & ~3 : np) * O2H_I8_G * O2H_I8_ES;
-        memset(o + full, 0, step - full);
-        o2h_i8_interleave(r, np, o, swap);
+        o2h_i8_interleave(r, np, o);
+        memset(o + (size_t)np * O2H_I8_G * O2H_I8_ES, 0, step - (size_t)np * O2H_I8_G * O2H_I8_ES);
     }
 }
 #endif
@@ -272,16 +222,6 @@ static void o2h_i8_pack_block(const int8_t *x, int64_t ldx, int K, int np, int n
 /* ------------------------------------------------ micro-kernels */
 
 #if O2H_I8 != O2H_I8_PLAIN
-/* whether channel c takes the high-half requantization (o2h_rqv32s) */
-O2H_I_INLINE int o2h_i8_hi32(const O2hRqc *c, const O2hRqv *v)
-{
-#if O2H_I8_SWAP
-    return o2h_rqv_ok(c) && v->hi32;
-#else
-    (void)c, (void)v;
-    return 0;
-#endif
-}
 
 
 /* Where a tile's outputs go: rows of y (ldy apart), np valid pixels, the
@@ -293,26 +233,24 @@ typedef struct {
     const O2hRqc *rqc;
     const O2hRqv *rqv;       /* the same constants in vectors (where rqv_ok) */
     int rq_step;             /* 1 per channel, 0 per tensor */
-    int swap;                /* pixels in o2h_i8_pos order (then every channel is hi32) */
 } O2hI8Out;
 
 _Static_assert(sizeof(O2hRqv) <= O2H_RQV_BYTES_MAX, "O2H_RQV_BYTES_MAX too small");
 
 /* Row r of a finished tile: requantized in registers where the vector
  * form applies, stored straight to y when the tile is full. */
-O2H_I_INLINE void o2h_i8_row_out(int nv, o2h_iacc *acc, const O2hRqc *c, const O2hRqv *v, int8_t *y, int np,
-                                 int swap)
+O2H_I_INLINE void o2h_i8_row_out(int nv, o2h_iacc *acc, const O2hRqc *c, const O2hRqv *v, int8_t *y, int np)
 {
     int8_t buf[O2H_I8_TW];
     int8_t *d = np == nv * O2H_I8_VL ? y : buf;
     if (o2h_rqv_ok(c)) {
 #if O2H_RQ_VL == 8   /* AVX2: the call's constants; wider kinds measured faster with their own */
-        o2h_rqv_store_nvx(acc, nv, v, swap, d);
+        o2h_rqv_store_nv(acc, nv, v, d);
 #else
         O2hRqv own;
         o2h_rqv_init(c, &own);
         o2h_rqv_store_nv(acc, nv, &own, d);
-        (void)v, (void)swap;
+        (void)v;
 #endif
     } else {
         int32_t t[O2H_I8_TW];
@@ -344,8 +282,7 @@ O2H_I_INLINE void o2h_i8_tile(int nv, int kg, const unsigned char *restrict b, c
         w += O2H_I8_MR * O2H_I8_G * O2H_I8_ES;
     }
     O2H_I_UNROLL for (int r = 0; r < O2H_I8_MR; r++) if (r < o->rows)
-        o2h_i8_row_out(nv, acc[r], o->rqc + r * o->rq_step, o->rqv + r * o->rq_step, o->y + r * o->ldy, o->np,
-                       o->swap);
+        o2h_i8_row_out(nv, acc[r], o->rqc + r * o->rq_step, o->rqv + r * o->rq_step, o->y + r * o->ldy, o->np);
 }
 
 /* What every tile of one call shares: the packed weights and biases, the
@@ -356,7 +293,7 @@ typedef struct {
     const unsigned char *blk;
     const O2hRqc *rqc;
     const O2hRqv *rqv;
-    int kg, per_ch, swap;
+    int kg, per_ch;
 } O2hI8Run;
 
 static void o2h_i8_tile_nv(int nv, int kg, const unsigned char *b, const unsigned char *w, const int32_t *bias,
@@ -380,7 +317,7 @@ static void o2h_i8_panel(const O2hI8Gemm *g, const O2hI8Run *u, int f0, int p0, 
     enum { MR = O2H_I8_MR };
     int sel = u->per_ch ? f0 : 0;
     O2hI8Out o = {g->y + (int64_t)f0 * g->ldy + p0, g->ldy, np, g->F - f0 < MR ? g->F - f0 : MR, u->rqc + sel,
-                  u->rqv + sel, u->per_ch, u->swap};
+                  u->rqv + sel, u->per_ch};
     o2h_i8_tile_nv(nv, u->kg, u->blk, u->wp + (size_t)f0 * u->kg * O2H_I8_G * O2H_I8_ES, u->bias + f0, &o);
 }
 
@@ -390,7 +327,7 @@ static void o2h_i8_panel(const O2hI8Gemm *g, const O2hI8Run *u, int f0, int p0, 
  * apart), each pixel's k-pair is broadcast, so no lane computes a missing
  * pixel; 16 channels x t pixels of sums go to out[t][16]. */
 O2H_I_INLINE void o2h_i8_cols_tile(int t, int kg, const unsigned char *restrict b, const unsigned char *restrict w,
-                                   size_t ps, const int32_t *bias, int swap, int32_t *out)
+                                   size_t ps, const int32_t *bias, int32_t *out)
 {
     __m256i acc[2][O2H_I8_COLS];
     O2H_I_UNROLL for (int j = 0; j < t; j++) O2H_I_UNROLL for (int c = 0; c < 2; c++)
@@ -405,7 +342,7 @@ O2H_I_INLINE void o2h_i8_cols_tile(int t, int kg, const unsigned char *restrict 
         }
         O2H_I_UNROLL for (int j = 0; j < t; j++)
         {
-            __m256i xb = _mm256_set1_epi32(o2h_i8_word(b + 4 * o2h_i8_pos(j, swap)));
+            __m256i xb = _mm256_set1_epi32(o2h_i8_word(b + 4 * j));
             O2H_I_UNROLL for (int c = 0; c < 2; c++) acc[c][j] = O2H_IDOT(acc[c][j], xb, wv[c]);
         }
         b += O2H_I8_STEP;
@@ -425,10 +362,10 @@ static void o2h_i8_cols(const O2hI8Gemm *g, const O2hI8Run *u, int p0, int np)
         int32_t out[O2H_I8_COLS * 16];
         const unsigned char *w = u->wp + (size_t)f0 / O2H_I8_MR * ps;
         switch (np) {
-        case 1: o2h_i8_cols_tile(1, u->kg, u->blk, w, ps, u->bias + f0, u->swap, out); break;
-        case 2: o2h_i8_cols_tile(2, u->kg, u->blk, w, ps, u->bias + f0, u->swap, out); break;
-        case 3: o2h_i8_cols_tile(3, u->kg, u->blk, w, ps, u->bias + f0, u->swap, out); break;
-        default: o2h_i8_cols_tile(4, u->kg, u->blk, w, ps, u->bias + f0, u->swap, out); break;
+        case 1: o2h_i8_cols_tile(1, u->kg, u->blk, w, ps, u->bias + f0, out); break;
+        case 2: o2h_i8_cols_tile(2, u->kg, u->blk, w, ps, u->bias + f0, out); break;
+        case 3: o2h_i8_cols_tile(3, u->kg, u->blk, w, ps, u->bias + f0, out); break;
+        default: o2h_i8_cols_tile(4, u->kg, u->blk, w, ps, u->bias + f0, out); break;
         }
         for (int r = 0; r < 16 && f0 + r < g->F; r++)
             for (int j = 0; j < np; j++)
@@ -448,19 +385,17 @@ void o2h_i8_gemm(const O2hI8Gemm *g)
     O2hRqc *rqc = o2h_i_align64(g->blk);
     O2hRqv *rqv = o2h_i_align64(rqc + g->F);
     unsigned char *blk = o2h_i_align64(rqv + g->F);
-    int swap = O2H_I8_SWAP;
+    const O2hI8Run u = {wp, bias, blk, rqc, rqv, kg, per_ch};
     /* the vector constants once per call, not once per tile row */
     for (int f = 0; f < (per_ch ? g->F : 1); f++) {
         o2h_rqc_init(g->rq, g->ch0 + f, &rqc[f]);
         if (o2h_rqv_ok(&rqc[f]))
             o2h_rqv_init(&rqc[f], &rqv[f]);
-        swap &= o2h_i8_hi32(&rqc[f], &rqv[f]);
     }
-    const O2hI8Run u = {wp, bias, blk, rqc, rqv, kg, per_ch, swap};
     for (int p0 = 0; p0 < g->P; p0 += O2H_I8_TW) {
         int np = g->P - p0 < O2H_I8_TW ? g->P - p0 : O2H_I8_TW;
         int nv = (np + O2H_I8_VL - 1) / O2H_I8_VL;
-        o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, nv * O2H_I8_VL, blk, swap);
+        o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, nv * O2H_I8_VL, blk);
 #if O2H_I8_COLS
         if (np <= O2H_I8_COLS) {
             o2h_i8_cols(g, &u, p0, np);

@@ -205,32 +205,11 @@ O2H_I_INLINE __m256i o2h_rqv_pack4(const __m256i *a, const O2hRqv *v)
     return y;
 }
 
-/* The high-half form for accumulators whose pixels lie in the order
- * 0, 2, 1, 3 within each group of four lanes (o2h_rqv_hi32_ok must hold):
- * one vshufps takes the high halves of the even products (pixels 0, 1)
- * and of the odd ones (2, 3) in natural order, saving a shift. */
-O2H_I_INLINE __m256i o2h_rqv32s(__m256i a, const O2hRqv *v)
-{
-    __m256 e = _mm256_castsi256_ps(_mm256_mul_epi32(a, v->m));
-    __m256 o = _mm256_castsi256_ps(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), v->m));
-    __m256i h = _mm256_castps_si256(_mm256_shuffle_ps(e, o, 0xDD));
-    return _mm256_sra_epi32(_mm256_add_epi32(h, v->rnd), v->s);
-}
-
-/* nv (1..4) vectors of accumulators -> 8 * nv int8 at y; with swapped,
- * pixels 1 and 2 of every four are swapped in the accumulators (and then
- * o2h_rqv_hi32_ok must hold). */
-O2H_I_INLINE void o2h_rqv_store_nvx(const __m256i *a, int nv, const O2hRqv *v, int swapped, int8_t *y)
+/* nv (1..4) vectors of accumulators -> 8 * nv int8 at y */
+O2H_I_INLINE void o2h_rqv_store_nv(const __m256i *a, int nv, const O2hRqv *v, int8_t *y)
 {
     __m256i q[4] = {a[0], a[nv > 1], a[nv > 2 ? 2 : 0], a[nv > 3 ? 3 : 0]};
-    __m256i r;
-    if (swapped) {
-        r = o2h_narrow4(o2h_rqv32s(q[0], v), o2h_rqv32s(q[1], v), o2h_rqv32s(q[2], v), o2h_rqv32s(q[3], v));
-        if (v->clamp_out)
-            r = _mm256_min_epi8(_mm256_max_epi8(r, v->lo8), v->hi8);
-    } else {
-        r = o2h_rqv_pack4(q, v);
-    }
+    __m256i r = o2h_rqv_pack4(q, v);
     __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
     if (nv == 4) {
         _mm256_storeu_si256((__m256i *)(void *)y, r);
@@ -243,11 +222,6 @@ O2H_I_INLINE void o2h_rqv_store_nvx(const __m256i *a, int nv, const O2hRqv *v, i
     _mm_storeu_si128((__m128i *)(void *)y, lo);
     if (nv == 3)
         _mm_storel_epi64((__m128i *)(void *)(y + 16), hi);
-}
-
-O2H_I_INLINE void o2h_rqv_store_nv(const __m256i *a, int nv, const O2hRqv *v, int8_t *y)
-{
-    o2h_rqv_store_nvx(a, nv, v, 0, y);
 }
 
 O2H_I_INLINE void o2h_rqv_store(__m256i a, const O2hRqv *v, int8_t *y)
