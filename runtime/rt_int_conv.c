@@ -124,9 +124,80 @@ static void o2h_i8_strided_copy(int8_t *dst, const int8_t *src, int n, int S)
         dst[j] = src[(int64_t)j * S];
 }
 
+/* Strided rows by phases: the input row with its pads (ln bytes, zero
+ * point outside the plane) is split once into SW phase rows of pa bytes,
+ * ph[s * pa + m] = padded[m * SW + s], so that every kw of the row is one
+ * contiguous copy of WO bytes from phase kw DW % SW at kw DW / SW. */
+enum { O2H_PH_ROW = 1024, O2H_PH_BUF = 1536 };
+
+/* Whether the phase rows fit the stack buffers: SW 2..4, padded row
+ * covering every tap read (pa <= ceil(ln / SW) + 63). */
+static int o2h_phase_len(const O2hConv2d *p)
+{
+    int need = (p->WO - 1) * p->SW + (p->KW - 1) * p->DW + 1, ln = p->PL + p->W;
+    ln = ln > need ? ln : need;
+    return p->SW >= 2 && p->SW <= 4 && ln <= O2H_PH_ROW ? ln : 0;
+}
+
+static void o2h_phase_row(const O2hConv2d *p, const int8_t *src, int ln, int pa, int8_t zero, int8_t *pad,
+                          int8_t *ph)
+{
+    int S = p->SW, pw = (ln + S - 1) / S;
+    memset(pad, zero, (size_t)p->PL);
+    memcpy(pad + p->PL, src, (size_t)p->W);
+    memset(pad + p->PL + p->W, zero, (size_t)(S * pa - p->PL - p->W));
+    int m = 0;
+#if defined(__AVX2__) && !defined(O2H_NO_VEC)
+    if (S == 2) {   /* 32 bytes -> 16 even, 16 odd; pa - pw >= 16 and 2 pa bytes of pad */
+        const __m256i eo = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10,
+                                            12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+        for (; m < pw; m += 16) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(pad + 2 * m));
+            v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, eo), 0xD8);
+            _mm_storeu_si128((__m128i *)(void *)(ph + m), _mm256_castsi256_si128(v));
+            _mm_storeu_si128((__m128i *)(void *)(ph + pa + m), _mm256_extracti128_si256(v, 1));
+        }
+    }
+#endif
+    for (; m < pw; m++)
+        for (int s = 0; s < S; s++)
+            ph[s * pa + m] = pad[m * S + s];
+}
+
+/* im2col of a strided conv (o2h_phase_len(p) = ln > 0), row by row. */
+static void o2h_im2col_phased(const O2hConv2d *p, const int8_t *x, int cg, int8_t zero, int8_t *col, int ln)
+{
+    _Alignas(32) int8_t pad[O2H_PH_BUF], ph[O2H_PH_BUF];
+    int64_t P = (int64_t)p->HO * p->WO;
+    int pa = (((ln + p->SW - 1) / p->SW + 31) & ~31) + 32;
+    for (int c = 0; c < cg; c++)
+        for (int kh = 0; kh < p->KH; kh++) {
+            int8_t *row = col + ((int64_t)c * p->KH + kh) * p->KW * P;
+            for (int oh = 0; oh < p->HO; oh++) {
+                int ih = oh * p->SH - p->PT + kh * p->DH;
+                int8_t *r = row + (int64_t)oh * p->WO;
+                if (ih < 0 || ih >= p->H) {
+                    for (int kw = 0; kw < p->KW; kw++)
+                        memset(r + kw * P, zero, (size_t)p->WO);
+                    continue;
+                }
+                o2h_phase_row(p, x + ((int64_t)c * p->H + ih) * p->W, ln, pa, zero, pad, ph);
+                for (int kw = 0; kw < p->KW; kw++) {
+                    int t = kw * p->DW;
+                    memcpy(r + kw * P, ph + t % p->SW * pa + t / p->SW, (size_t)p->WO);
+                }
+            }
+        }
+}
+
 static void o2h_im2col_s8(const O2hConv2d *p, const int8_t *x, int cg, int8_t zero, int8_t *col)
 {
     int64_t P = (int64_t)p->HO * p->WO;
+    int ln = o2h_phase_len(p);
+    if (ln) {
+        o2h_im2col_phased(p, x, cg, zero, col, ln);
+        return;
+    }
     for (int c = 0; c < cg; c++)
         for (int kh = 0; kh < p->KH; kh++)
             for (int kw = 0; kw < p->KW; kw++) {
