@@ -499,6 +499,38 @@ static void test_conv(void)
     }
 }
 
+/* First convs on few channels (C = 1..4), whose strided im2col splits each
+ * padded input row into phase rows: 3x3 and 7x7, strides 1 to 4, every pad
+ * up to the kernel size, odd and tiny planes (outputs of one pixel),
+ * batch 2, per-tensor (odd F) and per-channel multipliers, every fill and
+ * the ReLU clamp; rows too wide for the phase buffers and dilated taps. */
+static void test_conv_few_ch(void)
+{
+    static const int hw[][2] = {{1, 1}, {2, 3}, {5, 4}, {7, 9}, {13, 11}, {16, 33}};
+    for (int fill = FILL_RANDOM; fill <= FILL_MIN; fill++)
+        for (int relu = 0; relu < 2; relu++) {
+            conv_fill = fill;
+            conv_relu = relu;
+            for (int C = 1; C <= 4; C++)
+                for (int K = 3; K <= 7; K += 4)
+                    for (int S = 1; S <= 2 + (K == 7) * 2; S++)
+                        for (int P = 0; P < K; P += 1 + (K == 7))
+                            for (int i = 0; i < 6; i++) {
+                                int H = hw[i][0], W = hw[i][1];
+                                if (H + 2 * P < K || W + 2 * P < K)
+                                    continue;
+                                conv_case(1 + (i + C) % 2, C, H, W, 7 + (C + P + S) % 4, K, S, 1, P, 1, 0);
+                            }
+        }
+    conv_fill = FILL_RANDOM;
+    conv_relu = 0;
+    conv_case(1, 3, 5, 1100, 8, 3, 2, 1, 1, 1, 0);   /* row beyond the phase buffers */
+    conv_case(1, 2, 3, 1019, 9, 7, 2, 1, 3, 1, 0);   /* the widest row inside */
+    conv_case(2, 3, 17, 19, 6, 3, 2, 2, 2, 1, 0);    /* dilated, stride 2 */
+    conv_case(1, 4, 12, 23, 5, 5, 3, 3, 4, 1, 0);    /* dilated, stride 3 */
+    conv_case(1, 3, 224, 224, 32, 3, 2, 1, 1, 1, 0); /* the stem itself */
+}
+
 /* 3x3 stride-1 convs that the pair-product kinds run by integer Winograd:
  * the same integers as the reference, on odd planes (last tile row and
  * column half outside), odd channel counts (a pair with one channel), per
@@ -1157,6 +1189,7 @@ int main(void)
     test_eltwise();
     test_mul_rows();
     test_conv();
+    test_conv_few_ch();
     test_conv_dw3();
     test_dw_shifts();
     test_dw_pairs();
