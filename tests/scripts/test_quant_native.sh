@@ -3,9 +3,9 @@
 # rebuilt for every kernel kind the runtime selects by instruction set
 # (runtime/rt_int_internal.h): the machine's own (-march=native), AVX2
 # (vpmaddwd), AVX2 + AVX-VNNI, AVX-512 without VNNI, with ASan + UBSan
-# where the CPU runs them, and for aarch64 (smlal on Armv8.0, sdot with
-# +dotprod) under qemu when the cross compiler and qemu-user are
-# installed. Every kind must match the naive references bit for bit. The
+# where the CPU runs them (the aarch64 kinds: test_quant_arm.sh, a test of
+# its own so that the two run side by side). Every kind must match the
+# naive references bit for bit. The
 # ctest build of the suite uses the compiler's default target, which
 # reaches none of these. The float conv the int8 depthwise kernel runs its
 # taps through (rt_conv.c and what it calls) is compiled at -O1: at -O2
@@ -43,23 +43,6 @@ for arch in "-march=native" "-march=x86-64-v3" "-march=x86-64-v3 -mavxvnni" "-ma
     ran=1
     rm -f "$exe" "${objs[@]}"
 done
-cc_arm=${O2H_CROSS_CC:-aarch64-linux-gnu-gcc} qemu=${O2H_QEMU:-qemu-aarch64}
-if command -v "$cc_arm" > /dev/null && command -v "$qemu" > /dev/null; then
-    for arch in "" "-march=armv8.2-a+dotprod"; do
-        exe=$build/test_rt_int_arm
-        # shellcheck disable=SC2086
-        if "$cc_arm" -std=c11 -O2 $arch -static -D_GNU_SOURCE -Wall -Wextra -Werror "${inc[@]}" "${srcs[@]}" "${helpers[@]}" \
-            -lm -o "$exe" && "$qemu" "$exe" > /dev/null; then
-            echo "ok   integer kernels aarch64 ${arch:-(Armv8.0)} under qemu"
-        else
-            echo "FAIL integer kernels aarch64 ${arch:-(Armv8.0)}"; fail=1
-        fi
-        ran=1
-        rm -f "$exe"
-    done
-else
-    echo "skip aarch64 ($cc_arm or $qemu not found)"
-fi
 rm -f "$build/test_quant_native.probe"
 [ "$ran" = 1 ] || exit 77
 exit "$fail"
