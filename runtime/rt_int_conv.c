@@ -100,7 +100,18 @@ size_t o2h_conv2d_s8_scratch(const O2hConv2d *p)
     return ((o2h_conv2d_s8_packed_size_max(p) + 63) & ~(size_t)63) + o2h_run_scratch(p) + 64;
 }
 
-/* col[(c*KH + kh)*KW + kw][oh*WO + ow] for the channels of one group. */
+#if defined(__AVX2__) && !defined(O2H_NO_VEC)
+/* 32 bytes at src split by parity: the 16 even bytes in the low half, the
+ * 16 odd ones in the high half */
+O2H_I_INLINE __m256i o2h_i8_split2(const int8_t *src)
+{
+    const __m256i eo = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12,
+                                        14, 1, 3, 5, 7, 9, 11, 13, 15);
+    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)src);
+    return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, eo), 0xD8);
+}
+#endif
+
 /* dst[j] = src[j * S] for j < n, reading no byte past src[(n - 1) * S] */
 static void o2h_i8_strided_copy(int8_t *dst, const int8_t *src, int n, int S)
 {
@@ -110,15 +121,9 @@ static void o2h_i8_strided_copy(int8_t *dst, const int8_t *src, int n, int S)
         return;
     }
 #if defined(__AVX2__) && !defined(O2H_NO_VEC)
-    if (S == 2) {
-        const __m256i even = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8,
-                                              10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
-        for (; j + 16 <= n && 2 * j + 32 <= 2 * (n - 1) + 1; j += 16) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + 2 * j));
-            v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, even), 0xD8);
-            _mm_storeu_si128((__m128i *)(void *)(dst + j), _mm256_castsi256_si128(v));
-        }
-    }
+    if (S == 2)
+        for (; j + 16 <= n && 2 * j + 32 <= 2 * (n - 1) + 1; j += 16)
+            _mm_storeu_si128((__m128i *)(void *)(dst + j), _mm256_castsi256_si128(o2h_i8_split2(src + 2 * j)));
 #endif
     for (; j < n; j++)
         dst[j] = src[(int64_t)j * S];
@@ -149,11 +154,8 @@ static void o2h_phase_row(const O2hConv2d *p, const int8_t *src, int ln, int pa,
     int m = 0;
 #if defined(__AVX2__) && !defined(O2H_NO_VEC)
     if (S == 2) {   /* 32 bytes -> 16 even, 16 odd; pa - pw >= 16 and 2 pa bytes of pad */
-        const __m256i eo = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10,
-                                            12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
         for (; m < pw; m += 16) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(pad + 2 * m));
-            v = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, eo), 0xD8);
+            __m256i v = o2h_i8_split2(pad + 2 * m);
             _mm_storeu_si128((__m128i *)(void *)(ph + m), _mm256_castsi256_si128(v));
             _mm_storeu_si128((__m128i *)(void *)(ph + pa + m), _mm256_extracti128_si256(v, 1));
         }
@@ -190,6 +192,7 @@ static void o2h_im2col_phased(const O2hConv2d *p, const int8_t *x, int cg, int8_
         }
 }
 
+/* col[(c*KH + kh)*KW + kw][oh*WO + ow] for the channels of one group. */
 static void o2h_im2col_s8(const O2hConv2d *p, const int8_t *x, int cg, int8_t zero, int8_t *col)
 {
     int64_t P = (int64_t)p->HO * p->WO;
