@@ -47,29 +47,27 @@ static int32_t o2h_quantize_one(float x, float scale, int32_t zero, int32_t lo, 
 }
 
 #if defined(__GNUC__) && !defined(O2H_NO_VEC) && defined(__AVX2__)
-/* o2h_quantize_one on 8 lanes: the same float operations in the same order
- * (min / max select exactly as the scalar ternaries, NaN masked to +0), so
- * the same results; lo, hi within int8 make the saturating narrowing exact.
+/* o2h_quantize_one on 8 lanes: the same quotient, NaN masked to +0, the
+ * same clamp (min / max select exactly as the scalar ternaries), then
+ * vroundps with its rounding mode in the instruction (half to even
+ * whatever MXCSR says), which is the scalar rule's floor-and-remainder
+ * result; lo, hi within int8 make the saturating narrowing exact.
  * Returns the count done. */
 static size_t o2h_quantize8_s8(const float *x, int8_t *y, size_t n, float scale, int32_t zero, int32_t lo,
                                int32_t hi)
 {
-    const __m256 sc = _mm256_set1_ps(scale), half = _mm256_set1_ps(0.5f);
+    const __m256 sc = _mm256_set1_ps(scale);
     const __m256 top = _mm256_set1_ps((float)(hi - zero) + 1.0f), bot = _mm256_set1_ps((float)(lo - zero) - 1.0f);
-    const __m256i one = _mm256_set1_epi32(1), z = _mm256_set1_epi32(zero);
-    const __m256i vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi), pick = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+    const __m256i z = _mm256_set1_epi32(zero), vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
+    const __m256i pick = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 v = _mm256_div_ps(_mm256_loadu_ps(x + i), sc);
         v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));
         v = _mm256_max_ps(_mm256_min_ps(v, top), bot);
-        __m256i r = _mm256_cvttps_epi32(v);
-        r = _mm256_add_epi32(r, _mm256_castps_si256(_mm256_cmp_ps(_mm256_cvtepi32_ps(r), v, _CMP_GT_OQ)));
-        __m256 d = _mm256_sub_ps(v, _mm256_cvtepi32_ps(r));
-        __m256i up = _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(d, half, _CMP_GT_OQ)), one);
-        __m256i tie = _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(d, half, _CMP_EQ_OQ)), r);
-        r = _mm256_add_epi32(r, _mm256_or_si256(up, _mm256_and_si256(tie, one)));
-        r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, z), vlo), vhi);
+        v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(v), z);
+        r = _mm256_min_epi32(_mm256_max_epi32(r, vlo), vhi);
         __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(r, r), r);
         _mm_storel_epi64((__m128i *)(void *)(y + i), _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b, pick)));
     }

@@ -6,6 +6,7 @@
  * over shapes that reach every code path (pads, strides, dilations, groups,
  * depthwise, pointwise, tails of the 4-channel and pixel tiles), and the
  * requantization primitive over its edge cases with a 128-bit reference. */
+#include <fenv.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -977,6 +978,24 @@ static void quantize_case(float scale, int32_t zero, int32_t lo, int32_t hi)
     CHECK_MSG(bad == 0, "quantize scale %g zero %d [%d, %d]: %d wrong", scale, zero, lo, hi, bad);
 }
 
+/* the rounding is half to even whatever rounding mode the FPU is left in */
+static void quantize_modes(void)
+{
+    enum { N = 203 };
+    static const int modes[] = {FE_DOWNWARD, FE_UPWARD, FE_TOWARDZERO};
+    float x[N];
+    int8_t want[N], got[N];
+    for (int i = 0; i < N; i++)
+        x[i] = ((float)i * 0.5f - 50.25f) * 0.75f;   /* ties and quarter steps, both signs */
+    o2h_quantize_f32_s8(x, want, N, 0.375f, 2, -128, 127);
+    for (int m = 0; m < 3; m++) {
+        CHECK(fesetround(modes[m]) == 0);
+        o2h_quantize_f32_s8(x, got, N, 0.375f, 2, -128, 127);
+        fesetround(FE_TONEAREST);
+        CHECK_MSG(memcmp(want, got, N) == 0, "quantize under rounding mode %d differs", m);
+    }
+}
+
 static void test_quantize_vec(void)
 {
     quantize_case(1.0f, 0, -128, 127);
@@ -985,6 +1004,7 @@ static void test_quantize_vec(void)
     quantize_case(0.1f, 127, -128, 127);
     quantize_case(3.0f, 7, 7, 127);      /* ReLU */
     quantize_case(0.25f, 1, -100, 90);
+    quantize_modes();
 }
 
 /* ------------------------------------------------ fc and pools */
