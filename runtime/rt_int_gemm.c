@@ -245,7 +245,7 @@ O2H_I_INLINE void o2h_i8_row_out(int nv, o2h_iacc *acc, const O2hRqc *c, const O
     int8_t *d = np == nv * O2H_I8_VL ? y : buf;
     if (o2h_rqv_ok(c)) {
 #if O2H_RQ_VL == 8   /* AVX2: the call's constants; wider kinds measured faster with their own */
-        o2h_rqv_store_nv(acc, nv, v, d);
+        o2h_rqv_store_nvs(acc, nv, v, d);
 #else
         O2hRqv own;
         o2h_rqv_init(c, &own);

@@ -923,6 +923,84 @@ static void test_rq_sweep(void)
             rq_sweep_case(ms[j], edge[i][0], edge[i][1], -128, 127);
 }
 
+/* The panel product's requantization in registers (on AVX2 the high-half
+ * form merged by one shuffle, bytes put back in order after narrowing):
+ * K = 1 with weight 1, so acc = bias[f] + x[p] and x runs over -128..127
+ * in pixel order, each channel's bias on a rounding step of its own
+ * output (or at the int32 ends), so both sides of the step and a run of
+ * neighbours land in every lane of the tiles; pixel counts that end in
+ * tiles of 24, 16 and 8 pixels and in the 1..4 pixel channel-vector
+ * block, F = 1..9 (ragged panels), per channel (shifts mixed around 33,
+ * where the form changes) and per tensor, zero points at both sides of
+ * the high-half bound, int8, clamped and ReLU outputs. */
+static int pw_rq_run(int F, int P, const int32_t *m, const uint8_t *sh, int per_ch, int32_t zero, int32_t lo,
+                     int32_t hi, const int32_t *target)
+{
+    int8_t w[9], x[300], y[9 * 300];
+    int32_t bias[9];
+    for (int p = 0; p < P; p++)
+        x[p] = (int8_t)(p % 256 - 128);
+    for (int f = 0; f < F; f++) {
+        int r = per_ch ? f : 0;
+        double step = ldexp(1.0, sh[r]) / m[r];
+        double b = ((double)target[f] - zero - 0.5) * step;
+        int64_t bi = b > INT32_MAX - 127.0 ? INT32_MAX - 127 : b < INT32_MIN + 128.0 ? INT32_MIN + 128 : (int64_t)b;
+        while (bi > INT32_MIN + 128 && ref_rq(bi, m[r], sh[r]) + zero >= target[f])
+            bi--;
+        while (bi < INT32_MAX - 127 && ref_rq(bi + 1, m[r], sh[r]) + zero < target[f])
+            bi++;
+        bias[f] = (int32_t)bi;   /* acc = bias + 1 is the first with output >= target */
+        w[f] = 1;
+    }
+    O2hRequant rq = {per_ch ? F : 1, m, sh, zero, lo, hi};
+    void *wp = malloc(o2h_i8_packed_bytes(F, 1)), *blk = malloc(o2h_i8_gemm_scratch(F, 1) + 64);
+    o2h_i8_pack(F, 1, w, bias, wp);
+    O2hI8Gemm g = {F, 1, P, wp, x, P, &rq, 0, y, P, o2h_i_align64(blk)};
+    o2h_i8_gemm(&g);
+    int bad = 0;
+    for (int f = 0; f < F; f++)
+        for (int p = 0; p < P; p++) {
+            int r = per_ch ? f : 0;
+            bad += y[f * P + p] != ref_out((int64_t)bias[f] + x[p], m[r], sh[r], zero, lo, hi);
+        }
+    free(wp), free(blk);
+    return bad;
+}
+
+static void pw_rq_case(int F, int sh0, int32_t zero, int32_t lo, int32_t hi)
+{
+    static const int Ps[] = {264, 256, 249, 248, 245, 244, 242, 241, 23, 17, 9, 3};
+    static const int32_t ms[] = {1 << 30, (1 << 30) + 1, INT32_MAX - 1, INT32_MAX};
+    int32_t m[9], target[9];
+    uint8_t sh[9];
+    for (int f = 0; f < F; f++) {
+        m[f] = f < 4 ? ms[(f + sh0) % 4] : (int32_t)((1u << 30) + rnd() % (1u << 30));
+        sh[f] = (uint8_t)(sh0 == 33 ? 32 + f % 3 : sh0);   /* 32: the general form */
+        target[f] = f == 7 ? INT32_MIN : f == 8 ? INT32_MAX : rnd_in(lo - 1, hi + 1);   /* biases at the int32 ends */
+    }
+    for (int per_ch = 0; per_ch < 2; per_ch++)
+        for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++) {
+            int bad = pw_rq_run(F, Ps[i], m, sh, per_ch, zero, lo, hi, target);
+            CHECK_MSG(bad == 0, "pw rq F%d P%d sh %d zero %d [%d, %d] per_ch %d: %d wrong", F, Ps[i], sh0, zero,
+                      lo, hi, per_ch, bad);
+        }
+}
+
+static void test_pw_requant(void)
+{
+    for (int sh = 30; sh <= 62; sh++) {
+        int32_t z = rnd_in(-128, 127);
+        pw_rq_case(1 + sh % 9, sh, z, -128, 127);
+        pw_rq_case(9 - sh % 9, sh, z, -20, 90);
+        pw_rq_case(4 + sh % 6, sh, z, z, 127);
+    }
+    /* 2^(sh-33) + zero 2^(sh-32) at and past [-2^30, 2^30) */
+    static const int edge[][2] = {{62, 0}, {62, 1}, {62, -1}, {62, -2}, {61, 2}, {61, -3}, {60, 3}, {60, 4},
+                                  {60, -4}, {60, -5}, {33, 127}, {33, -128}};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        pw_rq_case(9, edge[i][0], edge[i][1], -128, 127);
+}
+
 /* Pointwise convs on small planes: every pixel count 1..70 (so last pixel
  * blocks of every size, those of 1..4 pixels by channel vectors on AVX2),
  * channel counts below, at and past 16 and not multiples of 4, odd K, per
@@ -1219,6 +1297,7 @@ int main(void)
     test_requant_rows();
     test_rq_sweep();
     test_pw_small();
+    test_pw_requant();
     test_fc();
     test_fc_sizes();
     test_quantize_vec();
