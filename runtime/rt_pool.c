@@ -57,6 +57,59 @@ static void o2h_pool_tap(int is_max, const float *row, int S, int off, int lo, i
     }
 }
 
+/* Widest input row the stride-2 form splits on the stack. */
+#define O2H_POOL_SPLIT_W 4096
+
+/* The stride-2 form: each input row split once into its even and odd
+ * columns, so every tap is a contiguous, vectorizable pass; the taps and
+ * the per-element operations are the same as o2h_pool_tap's, in the same
+ * order, so the results are too. */
+static int o2h_pool_split_ok(const O2hPool2d *p) { return p->SW == 2 && p->DW == 1 && p->W <= O2H_POOL_SPLIT_W; }
+
+static void o2h_pool_split_row(const float *row, int w, float *ev, float *od)
+{
+    int i = 0;
+    for (; 2 * i + 1 < w; i++) {
+        ev[i] = row[2 * i];
+        od[i] = row[2 * i + 1];
+    }
+    if (2 * i < w)
+        ev[i] = row[2 * i];
+}
+
+/* acc[ow] = max/sum(acc[ow], half[ow + q]) for ow in [lo, hi). */
+static void o2h_pool_tap1(int is_max, const float *half, int q, int lo, int hi, float *acc)
+{
+    if (is_max) {
+        for (int ow = lo; ow < hi; ow++)
+            acc[ow] = half[ow + q] > acc[ow] ? half[ow + q] : acc[ow];
+    } else {
+        for (int ow = lo; ow < hi; ow++)
+            acc[ow] += half[ow + q];
+    }
+}
+
+/* The kw taps of one input row (its start at row) into the output row yr. */
+static void o2h_pool_row_taps(const O2hPool2d *p, int is_max, const float *row, float *yr)
+{
+    float ev[O2H_POOL_SPLIT_W / 2], od[O2H_POOL_SPLIT_W / 2];
+    int split = o2h_pool_split_ok(p);
+    if (split)
+        o2h_pool_split_row(row, p->W, ev, od);
+    for (int kw = 0; kw < p->KW; kw++) {
+        int off = kw * p->DW - p->PL;
+        int lo = o2h_cdiv(-off, p->SW), hi = o2h_cdiv(p->W - off, p->SW);
+        lo = lo < 0 ? 0 : lo;
+        hi = hi > p->WO ? p->WO : hi;
+        if (lo >= hi)
+            continue;
+        if (split)   /* column 2 * ow + off is half (off & 1) at ow + floor(off / 2) */
+            o2h_pool_tap1(is_max, off & 1 ? od : ev, (off - (off & 1)) / 2, lo, hi, yr);
+        else
+            o2h_pool_tap(is_max, row, p->SW, off, lo, hi, yr);
+    }
+}
+
 /* One plane, row by row: each (kh, kw) tap is a vectorizable pass over the
  * output columns where that tap lands inside the image. */
 static void o2h_pool_plane(const O2hPool2d *p, int is_max, const float *x, float *y)
@@ -67,17 +120,8 @@ static void o2h_pool_plane(const O2hPool2d *p, int is_max, const float *x, float
         o2h_pool_axis(oh, p->SH, p->DH, p->KH, p->PT, p->PB, p->H, &h0, &h1, &hc);
         for (int ow = 0; ow < p->WO; ow++)
             yr[ow] = is_max ? -INFINITY : 0.0f;
-        for (int kh = h0; kh < h1; kh++) {
-            const float *row = x + (size_t)(oh * p->SH - p->PT + kh * p->DH) * p->W;
-            for (int kw = 0; kw < p->KW; kw++) {
-                int off = kw * p->DW - p->PL;
-                int lo = o2h_cdiv(-off, p->SW), hi = o2h_cdiv(p->W - off, p->SW);
-                lo = lo < 0 ? 0 : lo;
-                hi = hi > p->WO ? p->WO : hi;
-                if (lo < hi)
-                    o2h_pool_tap(is_max, row, p->SW, off, lo, hi, yr);
-            }
-        }
+        for (int kh = h0; kh < h1; kh++)
+            o2h_pool_row_taps(p, is_max, x + (size_t)(oh * p->SH - p->PT + kh * p->DH) * p->W, yr);
         if (is_max)
             continue;
         for (int ow = 0; ow < p->WO; ow++) {
