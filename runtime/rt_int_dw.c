@@ -77,12 +77,16 @@ static int o2h_dw_vbmi_mode(const O2hConv2d *p)
 /* float-exact form: float planes per chunk of channels (aimed at L2) */
 #define O2H_DW_CHUNK_FLOATS 32768
 
-/* Packed: VBMI weights [C][KH][ceil(KW/4)][4] bytes, or float weights
- * [C][KH*KW]; then int32 bias[C] and (float form) int32 sum(w)[C]. */
+static int o2h_dw_lanes(const O2hConv2d *p);
+
+/* Packed: VBMI weights [C][KH][ceil(KW/4)][4] bytes, float weights
+ * [ceil(C/8)][9][8] (channels in lanes, lanes past C 0) or [C][KH*KW];
+ * then int32 bias[C] and (float forms) int32 sum(w)[C]. */
 static size_t o2h_dw_wbytes(const O2hConv2d *p)
 {
     size_t per = o2h_dw_vbmi_mode(p) ? (size_t)p->KH * ((p->KW + 3) / 4) * 4 : (size_t)p->KH * p->KW * 4;
-    return ((size_t)p->C * per + 63) & ~(size_t)63;
+    size_t c = o2h_dw_lanes(p) ? ((size_t)p->C + 7) & ~(size_t)7 : (size_t)p->C;
+    return (c * per + 63) & ~(size_t)63;
 }
 
 size_t o2h_dw_s8_packed_bytes(const O2hConv2d *p)
@@ -93,15 +97,16 @@ size_t o2h_dw_s8_packed_bytes(const O2hConv2d *p)
 /* The largest packed form over instruction sets. */
 size_t o2h_dw_s8_packed_bytes_max(const O2hConv2d *p)
 {
-    return (((size_t)p->C * p->KH * p->KW * 4 + 63) & ~(size_t)63) + (size_t)p->C * 8;
+    return (((((size_t)p->C + 7) & ~(size_t)7) * p->KH * p->KW * 4 + 63) & ~(size_t)63) + (size_t)p->C * 8;
 }
 
 void o2h_dw_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, void *packed)
 {
-    int vbmi = o2h_dw_vbmi_mode(p) != 0, kk = p->KH * p->KW, nq = (p->KW + 3) / 4;
+    int vbmi = o2h_dw_vbmi_mode(p) != 0, lanes = o2h_dw_lanes(p), kk = p->KH * p->KW, nq = (p->KW + 3) / 4;
     unsigned char *wb = packed;
     float *wf = packed;
     int32_t *b = (int32_t *)(void *)(wb + o2h_dw_wbytes(p)), *sum = b + p->C;
+    memset(packed, 0, o2h_dw_wbytes(p));
     for (int c = 0; c < p->C; c++) {
         const int8_t *wc = w + (int64_t)c * kk;
         int64_t s = 0;
@@ -112,7 +117,7 @@ void o2h_dw_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, vo
             if (vbmi)
                 wb[(size_t)c * p->KH * nq * 4 + t] = (unsigned char)(kw < p->KW ? wc[kh * p->KW + kw] : 0);
             else
-                wf[(size_t)c * kk + t] = (float)wc[t];
+                wf[lanes ? (size_t)c / 8 * 8 * kk + (size_t)t * 8 + c % 8 : (size_t)c * kk + t] = (float)wc[t];
         }
         b[c] = (int32_t)((int64_t)bias[c] - (vbmi ? 128 * s : 0));
         sum[c] = (int32_t)s;
@@ -402,6 +407,278 @@ static void o2h_dwi_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq
 }
 #endif
 
+/* AVX2 3x3, stride 1 or 2, on the planes the pair form leaves (up to
+ * 56x56): channels in lanes. Such planes are short rows (7 to 56 outputs)
+ * in vectors of pixels, so per plane set-up and partial vectors cost more
+ * than the taps; with 8 channels per vector every lane is used whatever
+ * the width. Per group of 8 channels:
+ *  - the planes become one padded block [HB][WB][8] of float x - x_zero
+ *    (pads 0, written once per call), 8 rows of 8 bytes at a time turned
+ *    by one 8x8 byte transpose;
+ *  - each output pixel is 9 float FMAs of a block vector by a per-channel
+ *    weight vector, exact as in the float form (integers below 2^24);
+ *  - the sums get the bias in int32 and are requantized in registers
+ *    with per-lane constants (o2h_dwl_rq: the even/odd product rule of
+ *    o2h_rqv32u with variable shifts), 4 pixels to 32 bytes [pixel][8];
+ *  - those bytes go back to the 8 planes by the same transpose.
+ * Rows are computed 4 pixels at a time; pixels past a row read the next
+ * row or the block's slack and their bytes are overwritten by the next
+ * row or land in slack. */
+/* Stride 1 input planes above which the form is faster than the float
+ * one (MobileNetV2 at x86-64-v3: 56x56 0.91x the time, 28x28 0.80x,
+ * 14x14 0.99x, 7x7 1.06x); stride 2 it is for all (28x28 0.75x, 14x14
+ * 0.79x). */
+#define O2H_DWL_MIN_PIX_S1 196
+
+static int o2h_dwl_ok(const O2hConv2d *p)
+{
+    return p->KH == 3 && p->KW == 3 && p->SH == p->SW && (p->SH == 1 || p->SH == 2) && p->DH == 1 &&
+           p->DW == 1 && p->PT >= 0 && p->PL >= 0 && p->PB >= 0 && p->PR >= 0 && p->HO > 0 && p->WO > 0 &&
+           (p->SH == 2 || (int64_t)p->H * p->W > O2H_DWL_MIN_PIX_S1) && !o2h_dwi_ok(p);
+}
+
+/* whether this build packs for and runs the channels-in-lanes form */
+static int o2h_dw_lanes(const O2hConv2d *p)
+{
+#if defined(O2H_DWI)
+    return o2h_dwl_ok(p);
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
+/* block columns and rows: the padded input the outputs read */
+static int o2h_dwl_wb(const O2hConv2d *p)
+{
+    return (p->WO - 1) * p->SW + 3;
+}
+
+static size_t o2h_dwl_block(const O2hConv2d *p)
+{
+    return (size_t)((p->HO - 1) * p->SH + 3) * o2h_dwl_wb(p) + 8;   /* + slack of the last row's quads */
+}
+
+static size_t o2h_dwl_scratch(const O2hConv2d *p)
+{
+    return o2h_dwl_block(p) * 32 + ((size_t)p->HO * p->WO + 4) * 8 + 128;
+}
+
+#if defined(O2H_DWI)
+/* Per group constants: weights, bias and requantization per lane. */
+typedef struct {
+    __m256 w[9];
+    __m256i bias, lo_acc, hi_acc, m_e, m_o, c_e, c_o, s1, zero2, lo8, hi8;   /* s1, zero2: s, c of hi32 */
+    int vec, hi32;      /* every lane takes the vector rule, its high-half form */
+    O2hRqc rc[8];
+} O2hDwlc;
+
+/* rows a[k] (low 8 bytes) -> columns: v[i] holds column 2i (low half)
+ * and 2i + 1 (high half) */
+O2H_I_INLINE void o2h_t8x8(const __m128i *a, __m128i *v)
+{
+    __m128i t0 = _mm_unpacklo_epi8(a[0], a[1]), t1 = _mm_unpacklo_epi8(a[2], a[3]);
+    __m128i t2 = _mm_unpacklo_epi8(a[4], a[5]), t3 = _mm_unpacklo_epi8(a[6], a[7]);
+    __m128i u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1);
+    __m128i u2 = _mm_unpacklo_epi16(t2, t3), u3 = _mm_unpackhi_epi16(t2, t3);
+    v[0] = _mm_unpacklo_epi32(u0, u2);
+    v[1] = _mm_unpackhi_epi32(u0, u2);
+    v[2] = _mm_unpacklo_epi32(u1, u3);
+    v[3] = _mm_unpackhi_epi32(u1, u3);
+}
+
+/* 8 bytes from index i of each of the planes k < nc (hw apart; planes
+ * past nc and bytes past the tensor's end read as 0) into t[8][8] */
+static __attribute__((noinline)) void o2h_dwl_load_edge(const int8_t *x, int64_t i, int64_t hw, int nc,
+                                                         int64_t len, int8_t *t)
+{
+    for (int k = 0; k < 64; k++) {
+        int64_t at = i + k / 8 * hw + k % 8;
+        t[k] = k / 8 < nc && at < len ? x[at] : 0;
+    }
+}
+
+/* The nc planes from tensor index xi into the block's interior: 8 rows
+ * of 8 bytes (one per channel), transposed, as floats. */
+static void o2h_dwl_fill(const O2hConv2d *p, const int8_t *x, int64_t len, int64_t xi, int nc, float *blk)
+{
+    int wb = o2h_dwl_wb(p), hb = (p->HO - 1) * p->SH + 3;
+    int hn = p->H < hb - p->PT ? p->H : hb - p->PT, wn = p->W < wb - p->PL ? p->W : wb - p->PL;
+    int64_t hw = (int64_t)p->H * p->W;
+    for (int ih = 0; ih < hn; ih++) {
+        float *d = blk + ((size_t)(p->PT + ih) * wb + p->PL) * 8;
+        int64_t i0 = xi + (int64_t)ih * p->W;
+        for (int iw = 0; iw < wn; iw += 8) {
+            __m128i a[8], v[4];
+            int8_t t[64];
+            const int8_t *s = x + i0 + iw;
+            int64_t st = hw;
+            if (nc < 8 || i0 + 7 * hw + iw + 8 > len) {
+                o2h_dwl_load_edge(x, i0 + iw, hw, nc, len, t);
+                s = t, st = 8;
+            }
+            O2H_I_UNROLL for (int k = 0; k < 8; k++) a[k] = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * st));
+            o2h_t8x8(a, v);
+            int m = wn - iw;
+            float *dd = d + (size_t)iw * 8;
+            O2H_I_UNROLL for (int j = 0; j < 8; j++)
+            {
+                __m128i c = j & 1 ? _mm_unpackhi_epi64(v[j >> 1], v[j >> 1]) : v[j >> 1];
+                if (j < m)
+                    _mm256_storeu_ps(dd + j * 8, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(c)));
+            }
+        }
+    }
+}
+
+/* Bytes [pixel][8] back to the nc planes at y (hwo bytes apart). */
+static void o2h_dwl_out(const int8_t *ob, int64_t hwo, int nc, int8_t *y)
+{
+    int64_t j = 0;
+    for (; j + 8 <= hwo; j += 8) {
+        __m128i a[8], v[4];
+        for (int k = 0; k < 8; k++)
+            a[k] = _mm_loadl_epi64((const __m128i *)(const void *)(ob + (j + k) * 8));
+        o2h_t8x8(a, v);
+        for (int c = 0; c < nc; c++) {
+            __m128i r = c & 1 ? _mm_unpackhi_epi64(v[c >> 1], v[c >> 1]) : v[c >> 1];
+            _mm_storel_epi64((__m128i *)(void *)(y + c * hwo + j), r);
+        }
+    }
+    for (; j < hwo; j++)
+        for (int c = 0; c < nc; c++)
+            y[c * hwo + j] = ob[j * 8 + c];
+}
+
+/* Constants of channels [c0, c0 + nc); lanes past nc copy lane 0 and
+ * have weight 0. */
+static void o2h_dwl_consts(const O2hConv2d *p, const O2hRequant *rq, const void *packed, int c0, int nc,
+                           O2hDwlc *k)
+{
+    const float *wf = packed;
+    const int32_t *bias = (const int32_t *)(const void *)((const char *)packed + o2h_dw_wbytes(p));
+    int32_t b[8], la[8], ha[8], m[8], ce[8], s1[16], z2[16];   /* s1, z2: even/odd form, then high-half */
+    int8_t lo[32], hi[32];
+    k->vec = k->hi32 = 1;
+    for (int l = 0; l < 8; l++) {
+        int ch = c0 + (l < nc ? l : 0);
+        O2hRqc *c = &k->rc[l];
+        o2h_rqc_init(rq, ch, c);
+        b[l] = bias[ch];
+        k->vec &= o2h_rqv_ok(c) && c->m >= 0;
+        int64_t r = 0;
+        int h32 = o2h_rqv_hi32_ok(c, &r), bs = c->sh - 1 < 31 ? c->sh - 1 : 31;
+        k->hi32 &= h32;
+        la[l] = c->lo_acc, ha[l] = c->hi_acc, m[l] = c->m;
+        ce[l] = l & 1 ? 32 - bs : bs;   /* 64-bit lane l / 2: even lane's b, odd lane's 32 - b */
+        s1[l] = c->sh - bs - 1, s1[8 + l] = c->sh - 32;
+        z2[l] = 1 + 2 * c->zero, z2[8 + l] = (int32_t)r;
+        for (int r = 0; r < 4; r++)
+            lo[8 * r + l] = (int8_t)c->lo, hi[8 * r + l] = (int8_t)c->hi;
+    }
+    for (int t = 0; t < 9; t++)
+        k->w[t] = _mm256_loadu_ps(wf + (size_t)c0 * 9 + 8 * t);
+    k->bias = _mm256_loadu_si256((const __m256i *)(const void *)b);
+    k->lo_acc = _mm256_loadu_si256((const __m256i *)(const void *)la);
+    k->hi_acc = _mm256_loadu_si256((const __m256i *)(const void *)ha);
+    k->m_e = _mm256_loadu_si256((const __m256i *)(const void *)m);
+    k->m_o = _mm256_srli_epi64(k->m_e, 32);
+    __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)ce);
+    k->c_e = _mm256_and_si256(c, _mm256_set1_epi64x(0xFFFFFFFF));
+    k->c_o = _mm256_srli_epi64(c, 32);
+    k->s1 = _mm256_loadu_si256((const __m256i *)(const void *)(s1 + 8 * k->hi32));
+    k->zero2 = _mm256_loadu_si256((const __m256i *)(const void *)(z2 + 8 * k->hi32));
+    k->lo8 = _mm256_loadu_si256((const __m256i *)(const void *)lo);
+    k->hi8 = _mm256_loadu_si256((const __m256i *)(const void *)hi);
+}
+
+/* o2h_rqv32u with per-lane constants: h = floor(acc * M / 2^b) from the
+ * even/odd products, then ((h >> (s - 1)) + 1 + 2 zero) >> 1 */
+O2H_I_INLINE __m256i o2h_dwl_rq(__m256i a, const O2hDwlc *k)
+{
+    a = _mm256_min_epi32(_mm256_max_epi32(a, k->lo_acc), k->hi_acc);
+    __m256i e = _mm256_srlv_epi64(_mm256_mul_epi32(a, k->m_e), k->c_e);
+    __m256i o = _mm256_sllv_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), k->m_o), k->c_o);
+    __m256i h = _mm256_blend_epi32(e, o, 0xAA);
+    return _mm256_srai_epi32(_mm256_add_epi32(_mm256_srav_epi32(h, k->s1), k->zero2), 1);
+}
+
+/* o2h_rqv32h with per-lane constants (every lane sh >= 33): the high
+ * halves of the products, then (h + c) >> (sh - 32) */
+O2H_I_INLINE __m256i o2h_dwl_rqh(__m256i a, const O2hDwlc *k)
+{
+    __m256i e = _mm256_srli_epi64(_mm256_mul_epi32(a, k->m_e), 32);
+    __m256i o = _mm256_mul_epi32(_mm256_srli_epi64(a, 32), k->m_o);
+    return _mm256_srav_epi32(_mm256_add_epi32(_mm256_blend_epi32(e, o, 0xAA), k->zero2), k->s1);
+}
+
+/* 4 pixels of sums (int32, bias added) -> 32 bytes [pixel][8] at o */
+O2H_I_INLINE void o2h_dwl_store4(const __m256i *q, const O2hDwlc *k, int8_t *o)
+{
+    if (k->vec) {
+        __m256i y = k->hi32 ? o2h_narrow4(o2h_dwl_rqh(q[0], k), o2h_dwl_rqh(q[1], k), o2h_dwl_rqh(q[2], k),
+                                          o2h_dwl_rqh(q[3], k))
+                            : o2h_narrow4(o2h_dwl_rq(q[0], k), o2h_dwl_rq(q[1], k), o2h_dwl_rq(q[2], k),
+                                          o2h_dwl_rq(q[3], k));
+        y = _mm256_min_epi8(_mm256_max_epi8(y, k->lo8), k->hi8);
+        _mm256_storeu_si256((__m256i *)(void *)o, y);
+        return;
+    }
+    int32_t t[32];
+    for (int u = 0; u < 4; u++)
+        _mm256_storeu_si256((__m256i *)(void *)(t + 8 * u), q[u]);
+    for (int i = 0; i < 32; i++)
+        o[i] = o2h_rq_one(t[i], &k->rc[i % 8]);
+}
+
+/* All output rows of the block (stride S) to bytes [pixel][8] at ob. */
+O2H_I_INLINE void o2h_dwl_rows(const O2hConv2d *p, int S, const float *blk, const O2hDwlc *k, int8_t *ob)
+{
+    size_t wb = (size_t)o2h_dwl_wb(p) * 8;
+    for (int oh = 0; oh < p->HO; oh++) {
+        const float *r = blk + (size_t)oh * S * wb;
+        int8_t *o = ob + (size_t)oh * p->WO * 8;
+        for (int ow = 0; ow < p->WO; ow += 4) {
+            __m256 acc[4];
+            __m256i q[4];
+            O2H_I_UNROLL for (int u = 0; u < 4; u++) acc[u] = _mm256_setzero_ps();
+            O2H_I_UNROLL for (int t = 0; t < 9; t++)
+            {
+                const float *s = r + (t / 3) * wb + (size_t)(ow * S + t % 3) * 8;
+                O2H_I_UNROLL for (int u = 0; u < 4; u++) acc[u] =
+                    _mm256_fmadd_ps(_mm256_loadu_ps(s + u * S * 8), k->w[t], acc[u]);
+            }
+            O2H_I_UNROLL for (int u = 0; u < 4; u++) q[u] = _mm256_add_epi32(_mm256_cvttps_epi32(acc[u]), k->bias);
+            o2h_dwl_store4(q, k, o + (size_t)ow * 8);
+        }
+    }
+}
+
+static void o2h_dwl_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int8_t *x,
+                        const void *packed, int8_t *y, void *scratch)
+{
+    float *blk = o2h_i_align64(scratch);
+    int8_t *ob = o2h_i_align64(blk + o2h_dwl_block(p) * 8);
+    int64_t hw = (int64_t)p->H * p->W, hwo = (int64_t)p->HO * p->WO, len = (int64_t)p->N * p->C * hw;
+    O2hDwlc k;
+    __m256 zv = _mm256_set1_ps((float)x_zero);
+    for (size_t i = 0; i < o2h_dwl_block(p); i++)
+        _mm256_storeu_ps(blk + 8 * i, zv);
+    for (int n = 0; n < p->N; n++)
+        for (int c0 = 0; c0 < p->C; c0 += 8) {
+            int nc = p->C - c0 < 8 ? p->C - c0 : 8;
+            int64_t plane = (int64_t)n * p->C + c0;
+            o2h_dwl_consts(p, rq, packed, c0, nc, &k);
+            o2h_dwl_fill(p, x, len, plane * hw, nc, blk);
+            if (p->SH == 1)
+                o2h_dwl_rows(p, 1, blk, &k, ob);
+            else
+                o2h_dwl_rows(p, 2, blk, &k, ob);
+            o2h_dwl_out(ob, hwo, nc, y + plane * hwo);
+        }
+}
+#endif
+
 /* Scratch: the largest of the forms' needs, for any build. */
 size_t o2h_dw_s8_scratch(const O2hConv2d *p)
 {
@@ -411,7 +688,7 @@ size_t o2h_dw_s8_scratch(const O2hConv2d *p)
                o2h_conv2d_dw_scratch_bound(&q) * 4 + 192;
     size_t v = 160 * 64 + (size_t)(p->H + p->PT + p->PB) * (p->W + p->PL + p->PR) +
                (size_t)16 * p->SH * (p->W + p->PL + p->PR) + 512;
-    size_t i = o2h_dwi_ok(p) ? o2h_dwi_scratch(p) : 0;
+    size_t i = o2h_dwi_ok(p) ? o2h_dwi_scratch(p) : o2h_dwl_ok(p) ? o2h_dwl_scratch(p) : 0;
     f = f > v ? f : v;
     return f > i ? f : i;
 }
@@ -709,6 +986,10 @@ void o2h_dw_s8_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, con
 #if defined(O2H_DWI)
     if (o2h_dwi_ok(p)) {
         o2h_dwi_run(p, x_zero, rq, x, packed, y, scratch);
+        return;
+    }
+    if (o2h_dwl_ok(p)) {
+        o2h_dwl_run(p, x_zero, rq, x, packed, y, scratch);
         return;
     }
 #endif

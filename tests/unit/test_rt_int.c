@@ -816,6 +816,45 @@ static void test_dw_pairs(void)
         }
 }
 
+/* 3x3 depthwise of stride 1 and 2 on the channels-in-lanes form's shapes
+ * (AVX2: stride 1 on planes over 14x14 up to 56x56, stride 2 up to
+ * 28x28): channels 1 to 19 (groups of 8 and their tails), every width 1
+ * to 16 at both strides, planes of 1 to 3 rows at stride 2, every pad 0
+ * to 2 on each side, batch 2, fills up to |x - x_zero| = 255 against
+ * |w| = 128, per-channel and per-tensor requantization; then every shift
+ * 0 to 63 per lane (groups with a shift below 3 take the scalar rule,
+ * groups all over 32 the high-half rule, the others the even/odd one). */
+static void test_dw_lanes(void)
+{
+    int pads[81][4];
+    for (int i = 0; i < 81; i++)
+        for (int s = 0, v = i; s < 4; s++, v /= 3)
+            pads[i][s] = v % 3;
+    for (int W = 1; W <= 16; W++)
+        for (int S = 1; S <= 2; S++) {
+            int H = S == 1 ? 197 / W + 1 + W % 4 : 1 + (W * 5) % 23, c = W * 3 + S;
+            dw_pair_case(W % 5 == 0 ? 2 : 1, 1 + (W * 7 + S) % 19, H, W, S, pads[(W * 11 + S * 5) % 81], c % 4,
+                         c % 3 == 0, W % 3 == 0);
+        }
+    for (int i = 0; i < 81; i++)
+        for (int S = 1; S <= 2; S++)
+            dw_pair_case(1 + i % 2, 8 + i % 11, S == 1 ? 15 + i % 7 : 3 + i % 9, S == 1 ? 14 + i % 5 : 2 + i % 13, S,
+                         pads[i], i % 4, i % 5 == 0, i % 3 == 0);
+    for (int fill = DWP_RANDOM; fill <= DWP_NEG; fill++)
+        for (int S = 1; S <= 2; S++) {
+            static const int one[4] = {1, 1, 1, 1}, same[4] = {0, 0, 1, 1};
+            dw_pair_case(2, 13, S == 1 ? 28 : 14, S == 1 ? 28 : 14, S, S == 1 ? one : same, fill, fill % 2, fill / 2);
+        }
+    static const int shifts[][8] = {
+        {1, 15, 14, 1, 1, 1, 1, 1}, {2, 20, 11, 1, 0, 2, 1, 0}, {1, 56, 56, 1, 1, 1, 1, 1},
+        {1, 7, 7, 2, 1, 1, 1, 1},   {2, 14, 14, 2, 0, 0, 1, 1}, {1, 28, 28, 2, 2, 1, 0, 2},
+    };
+    for (size_t i = 0; i < sizeof shifts / sizeof shifts[0]; i++) {
+        const int *c = shifts[i];
+        dw_shift_case(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+    }
+}
+
 /* requantization of whole rows (the vector paths) over every shift, large
  * accumulators and multipliers, zero points and output clamps (a Relu's
  * lo = zero included): a 1x1 conv of one input channel */
@@ -1291,6 +1330,7 @@ int main(void)
     test_conv_dw3();
     test_dw_shifts();
     test_dw_pairs();
+    test_dw_lanes();
     test_add_same();
     test_conv_wino();
     test_conv_wino_small();
