@@ -2,7 +2,7 @@
  *
  * Why not the panel product: a depthwise filter reduces over its own KHxKW
  * taps only, so its products need another layout to use wide multiplies.
- * Three forms, all exact:
+ * Four forms, all exact:
  *  - AVX-512 VBMI + VNNI, filters wider than 3: one vpermb turns 64 bytes
  *    of a padded input row into 16 lanes of 4 consecutive taps (stride and
  *    dilation are in the byte indices), so a 5x5 filter is 5 x 2 loads,
@@ -10,6 +10,9 @@
  *  - AVX2, 3x3 of stride 2 on planes over 28x28 and of stride 1 over
  *    56x56: int16 (x - x_zero) planes of horizontal tap pairs, one
  *    vpmaddwd for two taps of 8 outputs (o2h_dwi_*);
+ *  - AVX2, 3x3 of stride 2 on smaller planes and of stride 1 on planes
+ *    over 14x14: channels in lanes, 8 per vector, float FMAs on a padded
+ *    block of x (pads x_zero), per-lane requantization (o2h_dwl_*);
  *  - everywhere else, the taps run through the float depthwise kernel
  *    (rt_conv.c) on (x - x_zero): every product and every partial sum is an
  *    integer below 2^24 in magnitude (at most 64 taps of 255 * 127), which
@@ -412,12 +415,14 @@ static void o2h_dwi_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq
  * in vectors of pixels, so per plane set-up and partial vectors cost more
  * than the taps; with 8 channels per vector every lane is used whatever
  * the width. Per group of 8 channels:
- *  - the planes become one padded block [HB][WB][8] of float x - x_zero
- *    (pads 0, written once per call), 8 rows of 8 bytes at a time turned
+ *  - the planes become one padded block [HB][WB][8] of float x (pads
+ *    x_zero, written once per call), 8 rows of 8 bytes at a time turned
  *    by one 8x8 byte transpose;
  *  - each output pixel is 9 float FMAs of a block vector by a per-channel
- *    weight vector, exact as in the float form (integers below 2^24);
- *  - the sums get the bias in int32 and are requantized in registers
+ *    weight vector (packed [C/8][9][8]), exact since |sum x w| <= 9 *
+ *    128 * 128 < 2^24;
+ *  - the sums get the packed bias (which holds -x_zero * sum(w), so no
+ *    x_zero term is needed) in int32 and are requantized in registers
  *    with per-lane constants (o2h_dwl_rq: the even/odd product rule of
  *    o2h_rqv32u with variable shifts), 4 pixels to 32 bytes [pixel][8];
  *  - those bytes go back to the 8 planes by the same transpose.
@@ -425,9 +430,10 @@ static void o2h_dwi_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq
  * row or the block's slack and their bytes are overwritten by the next
  * row or land in slack. */
 /* Stride 1 input planes above which the form is faster than the float
- * one (MobileNetV2 at x86-64-v3: 56x56 0.91x the time, 28x28 0.80x,
- * 14x14 0.99x, 7x7 1.06x); stride 2 it is for all (28x28 0.75x, 14x14
- * 0.79x). */
+ * one (MobileNetV2 int8 at x86-64-v3, per layer: 56x56 0.96x the time,
+ * 28x28 0.83x; 14x14 1.00x and 7x7 1.04x in a loop of the kernel alone);
+ * at stride 2 it is faster on all the planes it gets (28x28 and 14x14
+ * 0.67x). */
 #define O2H_DWL_MIN_PIX_S1 196
 
 static int o2h_dwl_ok(const O2hConv2d *p)
