@@ -790,13 +790,19 @@ static void dw_pair_case(int N, int C, int H, int W, int S, const int *pad, int 
     free(xi), free(wi), free(bias), free(mult), free(x), free(w), free(y), free(shift), free(packed), free(scratch);
 }
 
+/* every combination of pads 0 to 2 on the four sides (top, left, bottom, right) */
+static void pad_combos(int pads[81][4])
+{
+    for (int i = 0; i < 81; i++)
+        for (int s = 0, v = i; s < 4; s++, v /= 3)
+            pads[i][s] = v % 3;
+}
+
 static void test_dw_pairs(void)
 {
     static const int tiny[][4] = {{1, 3137}, {2, 3200}, {3, 1601}, {1, 4000}, {2, 1571}, {3, 1050}};
     int pads[81][4];
-    for (int i = 0; i < 81; i++)
-        for (int s = 0, v = i; s < 4; s++, v /= 3)
-            pads[i][s] = v % 3;
+    pad_combos(pads);
     for (int W = 1; W <= 40; W++)
         for (int S = 1; S <= 2; S++) {
             int H = (S == 1 ? 3136 : 784) / W + 1 + W % 3, c = W * 2 + S;
@@ -827,9 +833,7 @@ static void test_dw_pairs(void)
 static void test_dw_lanes(void)
 {
     int pads[81][4];
-    for (int i = 0; i < 81; i++)
-        for (int s = 0, v = i; s < 4; s++, v /= 3)
-            pads[i][s] = v % 3;
+    pad_combos(pads);
     for (int W = 1; W <= 16; W++)
         for (int S = 1; S <= 2; S++) {
             int H = S == 1 ? 197 / W + 1 + W % 4 : 1 + (W * 5) % 23, c = W * 3 + S;
