@@ -198,14 +198,37 @@ static void o2h_i8_interleave(const int8_t *const *rows, int n, unsigned char *d
         }
 }
 
+#if O2H_I8 == O2H_I8_MADD256
+/* The pairs of rows below K of a full block (24 pixels: 16 + 8 per pair)
+ * without the tail checks of o2h_i8_interleave; returns the pairs done. */
+static int o2h_i8_pack_full(const int8_t *x, int64_t ldx, int K, unsigned char *o)
+{
+    int kq = 0;
+    for (; 2 * kq + 1 < K; kq++, x += 2 * ldx, o += 3 * O2H_I8_STEP) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)x);
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(x + ldx));
+        __m128i c = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(x + 16)),
+                                      _mm_loadl_epi64((const __m128i *)(const void *)(x + ldx + 16)));
+        _mm256_storeu_si256((__m256i *)(void *)o, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b)));
+        _mm256_storeu_si256((__m256i *)(void *)(o + 32), _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(a, b)));
+        _mm256_storeu_si256((__m256i *)(void *)(o + 64), _mm256_cvtepi8_epi16(c));
+    }
+    return kq;
+}
+#endif
+
 /* blk = [K/G][nbw][G] packed elements of x[k][j], k < K, j < np (zero
  * beyond: rows past K read a zero row; nbw - np <= VL). */
 static void o2h_i8_pack_block(const int8_t *x, int64_t ldx, int K, int np, int nbw, unsigned char *blk)
 {
     static const int8_t zero_row[O2H_I8_TW];
     const size_t step = (size_t)nbw * O2H_I8_G * O2H_I8_ES;
-    int kg = (K + O2H_I8_G - 1) / O2H_I8_G;
-    for (int kq = 0; kq < kg; kq++) {
+    int kg = (K + O2H_I8_G - 1) / O2H_I8_G, kq = 0;
+#if O2H_I8 == O2H_I8_MADD256
+    if (np == O2H_I8_TW)
+        kq = o2h_i8_pack_full(x, ldx, K, blk);
+#endif
+    for (; kq < kg; kq++) {
         const int8_t *r[O2H_I8_G];
         for (int gi = 0; gi < O2H_I8_G; gi++) {
             int k = kq * O2H_I8_G + gi;

@@ -1064,6 +1064,28 @@ static void test_pw_small(void)
     conv_relu = 0;
 }
 
+/* Pointwise products whose pixel blocks are full (24 pixels on AVX2, packed
+ * two rows of k at a time without tail checks): K 1..34 (pairs and a lone
+ * last row), planes of 1..3 full blocks with and without a ragged tail,
+ * ragged panels, per-tensor and per-channel, groups (rows of x one group
+ * apart), batch 2, extreme fills; strided 3x3 convs whose im2col matrix
+ * goes the same way. */
+static void test_pw_full_blocks(void)
+{
+    static const int hw[][2] = {{1, 24}, {2, 24}, {1, 48}, {7, 7}, {3, 25}, {1, 72}, {2, 37}};
+    for (int K = 1; K <= 34; K++)
+        conv_case(1 + K % 2, K, hw[K % 7][0], hw[K % 7][1], 1 + K * 5 % 23, 1, 1, 1, 0, 1, 0);
+    conv_case(1, 12, 4, 12, 10, 1, 1, 1, 0, 2, 0);
+    conv_case(2, 27, 3, 16, 18, 1, 1, 1, 0, 3, 0);
+    for (conv_fill = FILL_EXTREME; conv_fill <= FILL_MIN; conv_fill++) {
+        conv_case(1, 27, 2, 24, 32, 1, 1, 1, 0, 1, 0);
+        conv_case(1, 32, 1, 48, 17, 1, 1, 1, 0, 1, 0);
+    }
+    conv_fill = FILL_RANDOM;
+    conv_case(1, 3, 17, 23, 32, 3, 2, 1, 1, 1, 0);
+    conv_case(2, 3, 16, 16, 16, 3, 2, 1, 1, 1, 0);
+}
+
 /* float -> int8 over whole vectors and tails: ties at every half step of
  * the int8 range (both parities, both signs), random values, NaN, +-inf,
  * -0, huge and tiny values, zero points at and inside the int8 ends, a
@@ -1342,6 +1364,7 @@ int main(void)
     test_rq_sweep();
     test_pw_small();
     test_pw_requant();
+    test_pw_full_blocks();
     test_fc();
     test_fc_sizes();
     test_quantize_vec();
