@@ -11,8 +11,9 @@
  *    56x56: int16 (x - x_zero) planes of horizontal tap pairs, one
  *    vpmaddwd for two taps of 8 outputs (o2h_dwi_*);
  *  - AVX2, 3x3 of stride 2 on smaller planes and of stride 1 on planes
- *    over 14x14: channels in lanes, 8 per vector, float FMAs on a padded
- *    block of x (pads x_zero), per-lane requantization (o2h_dwl_*);
+ *    up to 56x56: channels in lanes, 8 per vector, on a padded block of
+ *    int16 tap pairs and vpmaddwd (stride 1) or of float x and FMAs
+ *    (stride 2), per-lane requantization (o2h_dwl_*);
  *  - everywhere else, the taps run through the float depthwise kernel
  *    (rt_conv.c) on (x - x_zero): every product and every partial sum is an
  *    integer below 2^24 in magnitude (at most 64 taps of 255 * 127), which
@@ -81,10 +82,12 @@ static int o2h_dw_vbmi_mode(const O2hConv2d *p)
 #define O2H_DW_CHUNK_FLOATS 32768
 
 static int o2h_dw_lanes(const O2hConv2d *p);
+static int o2h_dwl_pairs(const O2hConv2d *p);
 
-/* Packed: VBMI weights [C][KH][ceil(KW/4)][4] bytes, float weights
- * [ceil(C/8)][9][8] (channels in lanes, lanes past C 0) or [C][KH*KW];
- * then int32 bias[C] and (float forms) int32 sum(w)[C]. */
+/* Packed: VBMI weights [C][KH][ceil(KW/4)][4] bytes, int16 weight pairs
+ * [ceil(C/8)][6][8] (channels in lanes, lanes past C 0; in the space of
+ * [C][9] floats) or float weights [C][KH*KW]; then int32 bias[C] and
+ * (the other forms) int32 sum(w)[C]. */
 static size_t o2h_dw_wbytes(const O2hConv2d *p)
 {
     size_t per = o2h_dw_vbmi_mode(p) ? (size_t)p->KH * ((p->KW + 3) / 4) * 4 : (size_t)p->KH * p->KW * 4;
@@ -105,9 +108,11 @@ size_t o2h_dw_s8_packed_bytes_max(const O2hConv2d *p)
 
 void o2h_dw_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, void *packed)
 {
-    int vbmi = o2h_dw_vbmi_mode(p) != 0, lanes = o2h_dw_lanes(p), kk = p->KH * p->KW, nq = (p->KW + 3) / 4;
+    int vbmi = o2h_dw_vbmi_mode(p) != 0, kk = p->KH * p->KW, nq = (p->KW + 3) / 4;
+    int lanes = o2h_dw_lanes(p) ? 2 - o2h_dwl_pairs(p) : 0;   /* 1: int16 pairs, 2: floats */
     unsigned char *wb = packed;
     float *wf = packed;
+    uint32_t *wp = packed;
     int32_t *b = (int32_t *)(void *)(wb + o2h_dw_wbytes(p)), *sum = b + p->C;
     memset(packed, 0, o2h_dw_wbytes(p));
     for (int c = 0; c < p->C; c++) {
@@ -119,9 +124,12 @@ void o2h_dw_s8_pack(const O2hConv2d *p, const int8_t *w, const int32_t *bias, vo
             int kh = t / (nq * 4), kw = t % (nq * 4);
             if (vbmi)
                 wb[(size_t)c * p->KH * nq * 4 + t] = (unsigned char)(kw < p->KW ? wc[kh * p->KW + kw] : 0);
-            else
+            else if (lanes != 1)
                 wf[lanes ? (size_t)c / 8 * 8 * kk + (size_t)t * 8 + c % 8 : (size_t)c * kk + t] = (float)wc[t];
         }
+        for (int t = 0; lanes == 1 && t < 6; t++)   /* (w0, w1), (w2, 0) of each kernel row */
+            wp[(size_t)c / 8 * 48 + (size_t)t * 8 + c % 8] =
+                (uint16_t)wc[t / 2 * 3 + t % 2 * 2] | (t % 2 ? 0u : (uint32_t)(uint16_t)wc[t / 2 * 3 + 1] << 16);
         b[c] = (int32_t)((int64_t)bias[c] - (vbmi ? 128 * s : 0));
         sum[c] = (int32_t)s;
     }
@@ -415,32 +423,47 @@ static void o2h_dwi_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq
  * in vectors of pixels, so per plane set-up and partial vectors cost more
  * than the taps; with 8 channels per vector every lane is used whatever
  * the width. Per group of 8 channels:
- *  - the planes become one padded block [HB][WB][8] of float x (pads
- *    x_zero, written once per call), 8 rows of 8 bytes at a time turned
- *    by one 8x8 byte transpose;
- *  - each output pixel is 9 float FMAs of a block vector by a per-channel
- *    weight vector (packed [C/8][9][8]), exact since |sum x w| <= 9 *
- *    128 * 128 < 2^24;
- *  - the sums get the packed bias (which holds -x_zero * sum(w), so no
- *    x_zero term is needed) in int32 and are requantized in registers
- *    with per-lane constants (o2h_dwl_rq: the even/odd product rule of
+ *  - the planes become one padded block [HB][WB][8], 8 rows of 8 bytes
+ *    at a time turned by one 8x8 byte transpose:
+ *     - stride 1 up to 14x14: int16 pairs (x[c] - x_zero, x[c + 1] - x_zero) per
+ *       block column c (pads 0), so one vpmaddwd by the weight pairs
+ *       (w0, w1) gives two taps and one by (w2, 0) the third: 6 per 8
+ *       channels of a pixel (packed [C/8][6][8] int16 pairs), exact
+ *       int32 sums; the bias gets x_zero * sum(w) back as in the pair
+ *       form;
+ *     - larger planes and stride 2: float x (pads x_zero), 9 float
+ *       FMAs per pixel by weights packed [C/8][9][8] floats, exact since
+ *       |sum x w| <= 9 * 128 * 128 < 2^24, and the packed bias as it is
+ *       (it holds -x_zero * sum(w)). There the pair block measured
+ *       1.1x the time (stride 1, 28x28 and 56x56) and 1.1-1.3x (stride
+ *       2, where only every other pair column is read);
+ *  - the int32 sums plus bias are requantized in registers with
+ *    per-lane constants (o2h_dwl_rq: the even/odd product rule of
  *    o2h_rqv32u with variable shifts), 4 pixels to 32 bytes [pixel][8];
  *  - those bytes go back to the 8 planes by the same transpose.
  * Rows are computed 4 pixels at a time; pixels past a row read the next
  * row or the block's slack and their bytes are overwritten by the next
- * row or land in slack. */
-/* Stride 1 input planes above which the form is faster than the float
- * one (MobileNetV2 int8 at x86-64-v3, per layer: 56x56 0.96x the time,
- * 28x28 0.83x; 14x14 1.00x and 7x7 1.04x in a loop of the kernel alone);
- * at stride 2 it is faster on all the planes it gets (28x28 and 14x14
- * 0.67x). */
-#define O2H_DWL_MIN_PIX_S1 196
-
+ * row or land in slack.
+ * Taken on every plane it gets: stride 2 28x28 and 14x14 0.67x the time
+ * of the float kernel; stride 1 56x56 0.96x and 28x28 0.83x with the
+ * float block, 14x14 0.97x and 7x7 0.74x with the int16 pairs (where the
+ * float block had measured 1.00x and 1.04x). */
 static int o2h_dwl_ok(const O2hConv2d *p)
 {
     return p->KH == 3 && p->KW == 3 && p->SH == p->SW && (p->SH == 1 || p->SH == 2) && p->DH == 1 &&
            p->DW == 1 && p->PT >= 0 && p->PL >= 0 && p->PB >= 0 && p->PR >= 0 && p->HO > 0 && p->WO > 0 &&
-           (p->SH == 2 || (int64_t)p->H * p->W > O2H_DWL_MIN_PIX_S1) && !o2h_dwi_ok(p);
+           !o2h_dwi_ok(p);
+}
+
+/* Stride 1 input planes up to which the channels-in-lanes form sums
+ * int16 pairs (MobileNetV2 int8 at x86-64-v3, per layer in the program:
+ * 7x7 0.74x the time of the float block, 14x14 0.90-0.97x, but 28x28 and
+ * 56x56 1.1x). */
+#define O2H_DWL_PAIR_MAX_PIX 196
+
+static int o2h_dwl_pairs(const O2hConv2d *p)
+{
+    return p->SH == 1 && (int64_t)p->H * p->W <= O2H_DWL_PAIR_MAX_PIX;
 }
 
 /* whether this build packs for and runs the channels-in-lanes form */
@@ -473,7 +496,8 @@ static size_t o2h_dwl_scratch(const O2hConv2d *p)
 #if defined(O2H_DWI)
 /* Per group constants: weights, bias and requantization per lane. */
 typedef struct {
-    __m256 w[9];
+    __m256 wf[9];       /* stride 2: float weights */
+    __m256i w[6];       /* stride 1: int16 weight pairs */
     __m256i bias, lo_acc, hi_acc, m_e, m_o, c_e, c_o, s1, zero2, lo8, hi8;   /* s1, zero2: s, c of hi32 */
     int vec, hi32;      /* every lane takes the vector rule, its high-half form */
     O2hRqc rc[8];
@@ -504,9 +528,64 @@ static __attribute__((noinline)) void o2h_dwl_load_edge(const int8_t *x, int64_t
     }
 }
 
+/* 8 bytes from index i of each of the nc planes (hw apart), transposed:
+ * v[k] holds the 8 channels of pixels 2k (low half) and 2k + 1 */
+O2H_I_INLINE void o2h_dwl_cols(const int8_t *x, int64_t len, int64_t i, int64_t hw, int nc, __m128i *v)
+{
+    __m128i a[8];
+    int8_t t[64];
+    const int8_t *s = x + i;
+    if (nc < 8 || i + 7 * hw + 8 > len) {
+        o2h_dwl_load_edge(x, i, hw, nc, len, t);
+        s = t, hw = 8;
+    }
+    O2H_I_UNROLL for (int k = 0; k < 8; k++) a[k] = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * hw));
+    o2h_t8x8(a, v);
+}
+
+/* One pixel's 8 channels (int16 x - x_zero) as the pair (prev, cur) at d */
+O2H_I_INLINE void o2h_dwl_pair(__m128i prev, __m128i cur, int16_t *d)
+{
+    _mm256_store_si256((__m256i *)(void *)d,
+                       _mm256_set_m128i(_mm_unpackhi_epi16(prev, cur), _mm_unpacklo_epi16(prev, cur)));
+}
+
+/* The nc planes from tensor index xi into the block (stride 1): 8 rows
+ * of 8 bytes (one per channel) transposed, as int16 x - x_zero; block
+ * column c gets the pairs (x[c], x[c + 1]), so the columns left of and at
+ * a row's interior are written (the others stay 0). */
+static void o2h_dwl_fill(const O2hConv2d *p, const int8_t *x, int64_t len, int64_t xi, int nc, __m128i z,
+                         int16_t *blk)
+{
+    int wb = o2h_dwl_wb(p), hb = (p->HO - 1) * p->SH + 3;
+    int hn = p->H < hb - p->PT ? p->H : hb - p->PT, wn = p->W < wb - p->PL ? p->W : wb - p->PL;
+    int64_t hw = (int64_t)p->H * p->W;
+    for (int ih = 0; ih < hn; ih++) {
+        int16_t *d = blk + ((size_t)(p->PT + ih) * wb + p->PL) * 16;
+        int64_t i0 = xi + (int64_t)ih * p->W;
+        __m128i prev = _mm_setzero_si128();
+        for (int iw = 0; iw < wn; iw += 8) {
+            __m128i v[4];
+            o2h_dwl_cols(x, len, i0 + iw, hw, nc, v);
+            int m = wn - iw;
+            O2H_I_UNROLL for (int j = 0; j < 8; j++)
+            {
+                __m128i c = j & 1 ? _mm_unpackhi_epi64(v[j >> 1], v[j >> 1]) : v[j >> 1];
+                c = _mm_sub_epi16(_mm_cvtepi8_epi16(c), z);
+                if (j < m && iw + j + p->PL > 0)
+                    o2h_dwl_pair(prev, c, d + (ptrdiff_t)(iw + j - 1) * 16);
+                if (j < m)
+                    prev = c;
+            }
+        }
+        o2h_dwl_pair(prev, _mm_setzero_si128(), d + (size_t)(wn - 1) * 16);
+    }
+}
+
 /* The nc planes from tensor index xi into the block's interior: 8 rows
- * of 8 bytes (one per channel), transposed, as floats. */
-static void o2h_dwl_fill(const O2hConv2d *p, const int8_t *x, int64_t len, int64_t xi, int nc, float *blk)
+ * of 8 bytes (one per channel), transposed, as floats
+ * (the planes without int16 pairs). */
+static void o2h_dwl_fillf(const O2hConv2d *p, const int8_t *x, int64_t len, int64_t xi, int nc, float *blk)
 {
     int wb = o2h_dwl_wb(p), hb = (p->HO - 1) * p->SH + 3;
     int hn = p->H < hb - p->PT ? p->H : hb - p->PT, wn = p->W < wb - p->PL ? p->W : wb - p->PL;
@@ -515,16 +594,8 @@ static void o2h_dwl_fill(const O2hConv2d *p, const int8_t *x, int64_t len, int64
         float *d = blk + ((size_t)(p->PT + ih) * wb + p->PL) * 8;
         int64_t i0 = xi + (int64_t)ih * p->W;
         for (int iw = 0; iw < wn; iw += 8) {
-            __m128i a[8], v[4];
-            int8_t t[64];
-            const int8_t *s = x + i0 + iw;
-            int64_t st = hw;
-            if (nc < 8 || i0 + 7 * hw + iw + 8 > len) {
-                o2h_dwl_load_edge(x, i0 + iw, hw, nc, len, t);
-                s = t, st = 8;
-            }
-            O2H_I_UNROLL for (int k = 0; k < 8; k++) a[k] = _mm_loadl_epi64((const __m128i *)(const void *)(s + k * st));
-            o2h_t8x8(a, v);
+            __m128i v[4];
+            o2h_dwl_cols(x, len, i0 + iw, hw, nc, v);
             int m = wn - iw;
             float *dd = d + (size_t)iw * 8;
             O2H_I_UNROLL for (int j = 0; j < 8; j++)
@@ -558,11 +629,12 @@ static void o2h_dwl_out(const int8_t *ob, int64_t hwo, int nc, int8_t *y)
 
 /* Constants of channels [c0, c0 + nc); lanes past nc copy lane 0 and
  * have weight 0. */
-static void o2h_dwl_consts(const O2hConv2d *p, const O2hRequant *rq, const void *packed, int c0, int nc,
-                           O2hDwlc *k)
+static void o2h_dwl_consts(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const void *packed, int c0,
+                           int nc, O2hDwlc *k)
 {
-    const float *wf = packed;
+    const int32_t *wp = packed;
     const int32_t *bias = (const int32_t *)(const void *)((const char *)packed + o2h_dw_wbytes(p));
+    const int32_t *sum = bias + p->C;
     int32_t b[8], la[8], ha[8], m[8], ce[8], s1[16], z2[16];   /* s1, z2: even/odd form, then high-half */
     int8_t lo[32], hi[32];
     k->vec = k->hi32 = 1;
@@ -570,7 +642,7 @@ static void o2h_dwl_consts(const O2hConv2d *p, const O2hRequant *rq, const void 
         int ch = c0 + (l < nc ? l : 0);
         O2hRqc *c = &k->rc[l];
         o2h_rqc_init(rq, ch, c);
-        b[l] = bias[ch];
+        b[l] = o2h_dwl_pairs(p) ? (int32_t)((uint32_t)bias[ch] + (uint32_t)x_zero * (uint32_t)sum[ch]) : bias[ch];
         k->vec &= o2h_rqv_ok(c) && c->m >= 0;
         int64_t r = 0;
         int h32 = o2h_rqv_hi32_ok(c, &r), bs = c->sh - 1 < 31 ? c->sh - 1 : 31;
@@ -582,8 +654,10 @@ static void o2h_dwl_consts(const O2hConv2d *p, const O2hRequant *rq, const void 
         for (int r = 0; r < 4; r++)
             lo[8 * r + l] = (int8_t)c->lo, hi[8 * r + l] = (int8_t)c->hi;
     }
-    for (int t = 0; t < 9; t++)
-        k->w[t] = _mm256_loadu_ps(wf + (size_t)c0 * 9 + 8 * t);
+    for (int t = 0; t < 6 && o2h_dwl_pairs(p); t++)
+        k->w[t] = _mm256_loadu_si256((const __m256i *)(const void *)(wp + (size_t)c0 * 6 + 8 * t));
+    for (int t = 0; t < 9 && !o2h_dwl_pairs(p); t++)
+        k->wf[t] = _mm256_loadu_ps((const float *)wp + (size_t)c0 * 9 + 8 * t);
     k->bias = _mm256_loadu_si256((const __m256i *)(const void *)b);
     k->lo_acc = _mm256_loadu_si256((const __m256i *)(const void *)la);
     k->hi_acc = _mm256_loadu_si256((const __m256i *)(const void *)ha);
@@ -637,8 +711,49 @@ O2H_I_INLINE void o2h_dwl_store4(const __m256i *q, const O2hDwlc *k, int8_t *o)
         o[i] = o2h_rq_one(t[i], &k->rc[i % 8]);
 }
 
-/* All output rows of the block (stride S) to bytes [pixel][8] at ob. */
-O2H_I_INLINE void o2h_dwl_rows(const O2hConv2d *p, int S, const float *blk, const O2hDwlc *k, int8_t *ob)
+/* 4 pixels' sums at r (stride 1, kernel rows wb apart):
+ * per kernel row the pairs of taps 0, 1 and of tap 2 (weighted (w2, 0)),
+ * summed in two chains, plus the bias */
+O2H_I_INLINE void o2h_dwl_sum4(const int16_t *r, size_t wb, const O2hDwlc *k, __m256i *q)
+{
+    __m256i a[4], b[4];
+    O2H_I_UNROLL for (int u = 0; u < 4; u++)
+    {
+        a[u] = k->bias;
+        b[u] = _mm256_setzero_si256();
+    }
+    O2H_I_UNROLL for (int t = 0; t < 6; t++)
+    {
+        const int16_t *s = r + (t / 2) * wb + (size_t)(t % 2) * 32;
+        O2H_I_UNROLL for (int u = 0; u < 4; u++)
+        {
+            __m256i m = _mm256_madd_epi16(_mm256_load_si256((const __m256i *)(const void *)(s + u * 16)), k->w[t]);
+            if (t & 1)
+                b[u] = _mm256_add_epi32(b[u], m);
+            else
+                a[u] = _mm256_add_epi32(a[u], m);
+        }
+    }
+    O2H_I_UNROLL for (int u = 0; u < 4; u++) q[u] = _mm256_add_epi32(a[u], b[u]);
+}
+
+/* All output rows of the pair block (stride 1) to bytes [pixel][8] at ob. */
+static void o2h_dwl_rows(const O2hConv2d *p, const int16_t *blk, const O2hDwlc *k, int8_t *ob)
+{
+    size_t wb = (size_t)o2h_dwl_wb(p) * 16;
+    for (int oh = 0; oh < p->HO; oh++) {
+        const int16_t *r = blk + (size_t)oh * wb;
+        int8_t *o = ob + (size_t)oh * p->WO * 8;
+        for (int ow = 0; ow < p->WO; ow += 4) {
+            __m256i q[4];
+            o2h_dwl_sum4(r + (size_t)ow * 16, wb, k, q);
+            o2h_dwl_store4(q, k, o + (size_t)ow * 8);
+        }
+    }
+}
+
+/* All output rows of the float block (stride S) to bytes [pixel][8] at ob. */
+O2H_I_INLINE void o2h_dwl_rowsf(const O2hConv2d *p, int S, const float *blk, const O2hDwlc *k, int8_t *ob)
 {
     size_t wb = (size_t)o2h_dwl_wb(p) * 8;
     for (int oh = 0; oh < p->HO; oh++) {
@@ -652,7 +767,7 @@ O2H_I_INLINE void o2h_dwl_rows(const O2hConv2d *p, int S, const float *blk, cons
             {
                 const float *s = r + (t / 3) * wb + (size_t)(ow * S + t % 3) * 8;
                 O2H_I_UNROLL for (int u = 0; u < 4; u++) acc[u] =
-                    _mm256_fmadd_ps(_mm256_loadu_ps(s + u * S * 8), k->w[t], acc[u]);
+                    _mm256_fmadd_ps(_mm256_loadu_ps(s + u * S * 8), k->wf[t], acc[u]);
             }
             O2H_I_UNROLL for (int u = 0; u < 4; u++) q[u] = _mm256_add_epi32(_mm256_cvttps_epi32(acc[u]), k->bias);
             o2h_dwl_store4(q, k, o + (size_t)ow * 8);
@@ -667,19 +782,26 @@ static void o2h_dwl_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq
     int8_t *ob = o2h_i_align64(blk + o2h_dwl_block(p) * 8);
     int64_t hw = (int64_t)p->H * p->W, hwo = (int64_t)p->HO * p->WO, len = (int64_t)p->N * p->C * hw;
     O2hDwlc k;
-    __m256 zv = _mm256_set1_ps((float)x_zero);
+    __m256 zv = _mm256_set1_ps(o2h_dwl_pairs(p) ? 0.0f : (float)x_zero);   /* pads: int16 0, float x_zero */
+    __m128i z = _mm_set1_epi16((short)x_zero);
     for (size_t i = 0; i < o2h_dwl_block(p); i++)
         _mm256_storeu_ps(blk + 8 * i, zv);
     for (int n = 0; n < p->N; n++)
         for (int c0 = 0; c0 < p->C; c0 += 8) {
             int nc = p->C - c0 < 8 ? p->C - c0 : 8;
             int64_t plane = (int64_t)n * p->C + c0;
-            o2h_dwl_consts(p, rq, packed, c0, nc, &k);
-            o2h_dwl_fill(p, x, len, plane * hw, nc, blk);
+            o2h_dwl_consts(p, x_zero, rq, packed, c0, nc, &k);
+            if (o2h_dwl_pairs(p)) {
+                o2h_dwl_fill(p, x, len, plane * hw, nc, z, (int16_t *)(void *)blk);
+                o2h_dwl_rows(p, (const int16_t *)(const void *)blk, &k, ob);
+                o2h_dwl_out(ob, hwo, nc, y + plane * hwo);
+                continue;
+            }
+            o2h_dwl_fillf(p, x, len, plane * hw, nc, blk);
             if (p->SH == 1)
-                o2h_dwl_rows(p, 1, blk, &k, ob);
+                o2h_dwl_rowsf(p, 1, blk, &k, ob);
             else
-                o2h_dwl_rows(p, 2, blk, &k, ob);
+                o2h_dwl_rowsf(p, 2, blk, &k, ob);
             o2h_dwl_out(ob, hwo, nc, y + plane * hwo);
         }
 }

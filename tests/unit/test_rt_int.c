@@ -859,6 +859,39 @@ static void test_dw_lanes(void)
     }
 }
 
+/* 3x3 depthwise of stride 1 on small planes (AVX2: the channels-in-lanes
+ * form's int16 pair block, which takes every stride 1 plane up to 56x56):
+ * every width and height 1 to 16, channels 1 to 19 (groups of 8 and
+ * their tails), every pad 0 to 2 on each side on 7x7 to 14x14 planes,
+ * batch 2, fills up to |x - x_zero| = 255 against |w| = 128 of both
+ * signs, per-channel and per-tensor requantization, a Relu or clip; then
+ * every shift 0 to 63 on 7x7, 14x14 and odd planes. */
+static void test_dw_lanes_s1(void)
+{
+    int pads[81][4];
+    pad_combos(pads);
+    for (int W = 1; W <= 16; W++)
+        for (int H = 1; H <= 16; H++) {
+            int c = W * 5 + H;
+            dw_pair_case(c % 7 == 0 ? 2 : 1, 1 + (W * 3 + H * 7) % 19, H, W, 1, pads[(W * 11 + H * 5) % 81], c % 4,
+                         c % 3 == 0, c % 5 == 0);
+        }
+    for (int i = 0; i < 81; i++)
+        dw_pair_case(1 + i % 2, 1 + i % 19, 7 + i % 8, 7 + (i * 3) % 8, 1, pads[i], i % 4, i % 5 == 0, i % 3 == 0);
+    for (int fill = DWP_RANDOM; fill <= DWP_NEG; fill++)
+        for (int s = 7; s <= 14; s += 7) {
+            static const int one[4] = {1, 1, 1, 1};
+            dw_pair_case(2, 13 + s, s, s, 1, one, fill, fill % 2, fill / 2);
+        }
+    static const int shifts[][8] = {
+        {1, 7, 7, 1, 1, 1, 1, 1}, {2, 14, 14, 1, 1, 1, 1, 1}, {1, 5, 11, 1, 0, 2, 2, 0}, {1, 16, 3, 1, 2, 0, 1, 2},
+    };
+    for (size_t i = 0; i < sizeof shifts / sizeof shifts[0]; i++) {
+        const int *c = shifts[i];
+        dw_shift_case(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+    }
+}
+
 /* requantization of whole rows (the vector paths) over every shift, large
  * accumulators and multipliers, zero points and output clamps (a Relu's
  * lo = zero included): a 1x1 conv of one input channel */
@@ -1357,6 +1390,7 @@ int main(void)
     test_dw_shifts();
     test_dw_pairs();
     test_dw_lanes();
+    test_dw_lanes_s1();
     test_add_same();
     test_conv_wino();
     test_conv_wino_small();
