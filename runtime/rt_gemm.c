@@ -338,8 +338,15 @@ static void o2h_tile(int nv, int kc, const float *a, const float *b, ptrdiff_t l
  * accumulator per column. */
 #if O2H_MR == 8 || O2H_MR == 6 || O2H_MR == 4
 #define O2H_TAIL_COLS 4
+/* Two 8-row panels side by side fill a 16-float vector (AVX-512): the
+ * grouped tail then runs at the full vector width (see o2h_pairs_run). */
+#if O2H_VL == 16 && O2H_MR == 8
+#define O2H_TAIL_PAIRS 1
+#else
+#define O2H_TAIL_PAIRS 0
+#endif
 /* Most row panels summed at once by the grouped tail (o2h_tile_cols_group). */
-#define O2H_TAIL_PANELS 8
+#define O2H_TAIL_PANELS (O2H_TAIL_PAIRS ? 16 : 8)
 /* Lanes of a panel row: MR, or 8 for AVX2's 6 rows. */
 #define O2H_TAIL_LANES (O2H_MR == 6 ? 8 : O2H_MR)
 typedef float o2h_vm __attribute__((vector_size(O2H_TAIL_LANES * 4)));
@@ -395,14 +402,61 @@ O2H_INLINE void o2h_cols_run(int np, int nc, int kc, const float *restrict a, si
     }
 }
 
-#define O2H_COLS_RUN(NP)                                                  \
-    do {                                                                  \
-        switch (tp->nr) {                                                 \
-        case 1: o2h_cols_run((NP), 1, kc, a, ast, b, ldb, tp, ep); return; \
-        case 2: o2h_cols_run((NP), 2, kc, a, ast, b, ldb, tp, ep); return; \
-        case 3: o2h_cols_run((NP), 3, kc, a, ast, b, ldb, tp, ep); return; \
-        default: o2h_cols_run((NP), 4, kc, a, ast, b, ldb, tp, ep); return; \
-        }                                                                 \
+#if O2H_TAIL_PAIRS
+typedef float o2h_vw __attribute__((vector_size(64)));
+
+/* Row k of panel q (lanes 0-7) beside row k of panel q + 1, ast floats on
+ * (lanes 8-15). */
+O2H_INLINE o2h_vw o2h_pair_row(const float *a, size_t ast, int k)
+{
+    o2h_vm lo, hi;
+    memcpy(&lo, a + (size_t)k * O2H_MR, sizeof lo);
+    memcpy(&hi, a + ast + (size_t)k * O2H_MR, sizeof hi);
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+/* o2h_cols_run for an even np >= 2 with panels in pairs: each lane's sum
+ * is the same chain of multiply-adds in k order as in o2h_cols_run, at
+ * twice the lanes per instruction. */
+O2H_INLINE void o2h_pairs_run(int np, int nc, int kc, const float *restrict a, size_t ast,
+                              const float *restrict b, ptrdiff_t ldb, const O2hTilePos *tp,
+                              const O2hTileEpi *ep)
+{
+    o2h_vw acc[O2H_TAIL_PANELS / 2][O2H_TAIL_COLS];
+    float t[O2H_MR * O2H_NR];
+    O2H_UNROLL for (int h = 0; h < np / 2; h++)
+        O2H_UNROLL for (int j = 0; j < nc; j++) acc[h][j] = (o2h_vw){0};
+    for (int k = 0; k < kc; k++) {
+        float bk[O2H_TAIL_COLS];
+        O2H_UNROLL for (int j = 0; j < nc; j++) bk[j] = b[(ptrdiff_t)k * ldb + j];
+        O2H_UNROLL for (int h = 0; h < np / 2; h++)
+        {
+            o2h_vw av = o2h_pair_row(a + 2 * h * ast, ast, k);
+            O2H_UNROLL for (int j = 0; j < nc; j++) acc[h][j] += av * bk[j];
+        }
+    }
+    for (int q = 0; q < np; q++) {
+        O2hTilePos tq = *tp;
+        tq.i0 = tp->i0 + q * O2H_MR;
+        for (int j = 0; j < nc; j++)
+            for (int r = 0; r < O2H_MR; r++)
+                t[r * O2H_NR + j] = acc[q / 2][j][q % 2 * O2H_MR + r];
+        o2h_tile_store_scalar(t, &tq, ep);
+    }
+}
+#define O2H_TAIL_RUN o2h_pairs_run
+#else
+#define O2H_TAIL_RUN o2h_cols_run
+#endif
+
+#define O2H_COLS_RUN(RUN, NP)                                    \
+    do {                                                         \
+        switch (tp->nr) {                                        \
+        case 1: RUN((NP), 1, kc, a, ast, b, ldb, tp, ep); return; \
+        case 2: RUN((NP), 2, kc, a, ast, b, ldb, tp, ep); return; \
+        case 3: RUN((NP), 3, kc, a, ast, b, ldb, tp, ep); return; \
+        default: RUN((NP), 4, kc, a, ast, b, ldb, tp, ep); return; \
+        }                                                        \
     } while (0)
 
 /* Tail tile (tp->i0, tp->j0) and the next np - 1 row panels (np of
@@ -410,24 +464,31 @@ O2H_INLINE void o2h_cols_run(int np, int nc, int kc, const float *restrict a, si
 static void o2h_tile_cols_group(int np, int kc, const float *a, size_t ast, const float *b,
                                 ptrdiff_t ldb, const O2hTilePos *tp, const O2hTileEpi *ep)
 {
-    if (np == 8) {
+    if (O2H_TAIL_PAIRS && np == 16) {
+        O2H_TAIL_RUN(16, 1, kc, a, ast, b, ldb, tp, ep);
+        return;
+    }
+    if (np == 8 && !O2H_TAIL_PAIRS) {
         o2h_cols_run(8, 1, kc, a, ast, b, ldb, tp, ep);
         return;
     }
+    if (np == 8)
+        O2H_COLS_RUN(O2H_TAIL_RUN, 8);
     if (np == 4)
-        O2H_COLS_RUN(4);
+        O2H_COLS_RUN(O2H_TAIL_RUN, 4);
     if (np == 2)
-        O2H_COLS_RUN(2);
-    O2H_COLS_RUN(1);
+        O2H_COLS_RUN(O2H_TAIL_RUN, 2);
+    O2H_COLS_RUN(o2h_cols_run, 1);
 }
 
 /* Row panels the grouped tail of nc columns sums at once, at most left:
  * eight or more accumulators (two FMA pipes of four cycles' latency), a
  * 1-column tail 8 panels. AVX2's 16 registers hold 4 panels of 2 columns
- * and 2 of 3 or 4. */
+ * and 2 of 3 or 4. In pairs (AVX-512) a vector holds two panels: 16 for
+ * one column, 8 for more. */
 static int o2h_tail_group(int nc, int left)
 {
-    int g = nc == 1 ? 8 : O2H_MR == 6 && nc > 2 ? 2 : 4;
+    int g = O2H_TAIL_PAIRS ? (nc == 1 ? 16 : 8) : nc == 1 ? 8 : O2H_MR == 6 && nc > 2 ? 2 : 4;
     while (g > left)
         g /= 2;
     return g;

@@ -216,6 +216,24 @@ static void test_fewpix(void)
         run_all_epilogues("fewpix", &cs[i]);
 }
 
+/* Column tails of 1..4 columns summed by groups of up to 16 row panels
+ * (two panels a vector with AVX-512): 31 full panels and a ragged one
+ * (groups of 16, 8, 4, 2, 1), odd K, K blocks, and both loop orders. */
+static void test_tail_groups(void)
+{
+    ConvCase cs[] = {
+        {1, 40, 7, 7, 250, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   /* 49: 1-column tail */
+        {1, 37, 5, 10, 250, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* 50: 2 columns, odd K */
+        {1, 16, 3, 17, 250, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* 51: 3 columns */
+        {1, 64, 4, 13, 250, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* 52: 4 columns */
+        {1, 300, 7, 7, 136, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* K blocks, 1 column */
+        {1, 64, 14, 14, 136, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, /* 196: 4 columns */
+        {1, 300, 17, 17, 136, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, /* 289, columns outside */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("tail-groups", &cs[i]);
+}
+
 static void test_depthwise(void)
 {
     ConvCase cs[] = {
@@ -510,6 +528,7 @@ int main(void)
     test_direct();
     test_winograd();
     test_fewpix();
+    test_tail_groups();
     test_depthwise();
     test_depthwise_lanes();
     test_depthwise_rows();
