@@ -474,10 +474,14 @@ static void o2h_tile_cols_group(int np, int kc, const float *a, size_t ast, cons
     }
     if (np == 8)
         O2H_COLS_RUN(O2H_TAIL_RUN, 8);
-    if (np == 4)
+    /* pairs only with four or more accumulators: fewer wait on the FMA
+     * latency (one column of 4 panels: 2 chains instead of 4) */
+    if (np == 4 && tp->nr > 1)
         O2H_COLS_RUN(O2H_TAIL_RUN, 4);
+    if (np == 4)
+        O2H_COLS_RUN(o2h_cols_run, 4);
     if (np == 2)
-        O2H_COLS_RUN(O2H_TAIL_RUN, 2);
+        O2H_COLS_RUN(o2h_cols_run, 2);
     O2H_COLS_RUN(o2h_cols_run, 1);
 }
 
