@@ -205,23 +205,25 @@ O2H_I_INLINE __m256i o2h_rqv_pack4(const __m256i *a, const O2hRqv *v)
     return y;
 }
 
+/* the first 8 * nv (1..4) bytes of r to y */
+O2H_I_INLINE void o2h_rqv_put_nv(__m256i r, int nv, int8_t *y)
+{
+    __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
+    if (nv == 4)
+        _mm256_storeu_si256((__m256i *)(void *)y, r);
+    else if (nv == 1)
+        _mm_storel_epi64((__m128i *)(void *)y, lo);
+    else
+        _mm_storeu_si128((__m128i *)(void *)y, lo);
+    if (nv == 3)
+        _mm_storel_epi64((__m128i *)(void *)(y + 16), hi);
+}
+
 /* nv (1..4) vectors of accumulators -> 8 * nv int8 at y */
 O2H_I_INLINE void o2h_rqv_store_nv(const __m256i *a, int nv, const O2hRqv *v, int8_t *y)
 {
     __m256i q[4] = {a[0], a[nv > 1], a[nv > 2 ? 2 : 0], a[nv > 3 ? 3 : 0]};
-    __m256i r = o2h_rqv_pack4(q, v);
-    __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
-    if (nv == 4) {
-        _mm256_storeu_si256((__m256i *)(void *)y, r);
-        return;
-    }
-    if (nv == 1) {
-        _mm_storel_epi64((__m128i *)(void *)y, lo);
-        return;
-    }
-    _mm_storeu_si128((__m128i *)(void *)y, lo);
-    if (nv == 3)
-        _mm_storel_epi64((__m128i *)(void *)(y + 16), hi);
+    o2h_rqv_put_nv(o2h_rqv_pack4(q, v), nv, y);
 }
 
 O2H_I_INLINE void o2h_rqv_store(__m256i a, const O2hRqv *v, int8_t *y)
@@ -255,20 +257,6 @@ O2H_I_INLINE __m256i o2h_rqv_pack4s(const __m256i *a, const O2hRqv *v)
     if (v->clamp_out)
         y = _mm256_min_epi8(_mm256_max_epi8(y, v->lo8), v->hi8);
     return y;
-}
-
-/* the first 8 * nv (1..4) bytes of r to y */
-O2H_I_INLINE void o2h_rqv_put_nv(__m256i r, int nv, int8_t *y)
-{
-    __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
-    if (nv == 4)
-        _mm256_storeu_si256((__m256i *)(void *)y, r);
-    else if (nv == 1)
-        _mm_storel_epi64((__m128i *)(void *)y, lo);
-    else
-        _mm_storeu_si128((__m128i *)(void *)y, lo);
-    if (nv == 3)
-        _mm_storel_epi64((__m128i *)(void *)(y + 16), hi);
 }
 
 /* o2h_rqv_store_nv by o2h_rqv_pack4s where the constants are hi32 */
