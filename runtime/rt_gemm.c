@@ -158,7 +158,7 @@ static void o2h_tile_store_scalar(const float *t, const O2hTilePos *tp, const O2
 
 #if defined(__clang__)
 #define O2H_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && defined(__OPTIMIZE__)   /* gcc warns of the pragma at -O0 */
 #define O2H_UNROLL _Pragma("GCC unroll 16")
 #else
 #define O2H_UNROLL

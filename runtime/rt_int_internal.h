@@ -114,7 +114,7 @@
 
 #if defined(__clang__)
 #define O2H_I_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && defined(__OPTIMIZE__)   /* gcc warns of the pragma at -O0 */
 #define O2H_I_UNROLL _Pragma("GCC unroll 8")
 #else
 #define O2H_I_UNROLL
