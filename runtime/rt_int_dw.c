@@ -543,6 +543,21 @@ O2H_I_INLINE void o2h_dwl_cols(const int8_t *x, int64_t len, int64_t i, int64_t 
     o2h_t8x8(a, v);
 }
 
+/* Input rows and columns of the planes that land in the block (wb
+ * columns wide): those the outputs read, past the top and left pads. */
+static void o2h_dwl_extent(const O2hConv2d *p, int wb, int *hn, int *wn)
+{
+    int hb = (p->HO - 1) * p->SH + 3;
+    *hn = p->H < hb - p->PT ? p->H : hb - p->PT;
+    *wn = p->W < wb - p->PL ? p->W : wb - p->PL;
+}
+
+/* The 8 channels of pixel j (0..7) of o2h_dwl_cols' output, in the low half */
+O2H_I_INLINE __m128i o2h_dwl_pix(const __m128i *v, int j)
+{
+    return j & 1 ? _mm_unpackhi_epi64(v[j >> 1], v[j >> 1]) : v[j >> 1];
+}
+
 /* One pixel's 8 channels (int16 x - x_zero) as the pair (prev, cur) at d */
 O2H_I_INLINE void o2h_dwl_pair(__m128i prev, __m128i cur, int16_t *d)
 {
@@ -557,9 +572,9 @@ O2H_I_INLINE void o2h_dwl_pair(__m128i prev, __m128i cur, int16_t *d)
 static void o2h_dwl_fill(const O2hConv2d *p, const int8_t *x, int64_t len, int64_t xi, int nc, __m128i z,
                          int16_t *blk)
 {
-    int wb = o2h_dwl_wb(p), hb = (p->HO - 1) * p->SH + 3;
-    int hn = p->H < hb - p->PT ? p->H : hb - p->PT, wn = p->W < wb - p->PL ? p->W : wb - p->PL;
+    int wb = o2h_dwl_wb(p), hn, wn;
     int64_t hw = (int64_t)p->H * p->W;
+    o2h_dwl_extent(p, wb, &hn, &wn);
     for (int ih = 0; ih < hn; ih++) {
         int16_t *d = blk + ((size_t)(p->PT + ih) * wb + p->PL) * 16;
         int64_t i0 = xi + (int64_t)ih * p->W;
@@ -570,7 +585,7 @@ static void o2h_dwl_fill(const O2hConv2d *p, const int8_t *x, int64_t len, int64
             int m = wn - iw;
             O2H_I_UNROLL for (int j = 0; j < 8; j++)
             {
-                __m128i c = j & 1 ? _mm_unpackhi_epi64(v[j >> 1], v[j >> 1]) : v[j >> 1];
+                __m128i c = o2h_dwl_pix(v, j);
                 c = _mm_sub_epi16(_mm_cvtepi8_epi16(c), z);
                 if (j < m && iw + j + p->PL > 0)
                     o2h_dwl_pair(prev, c, d + (ptrdiff_t)(iw + j - 1) * 16);
@@ -587,9 +602,9 @@ static void o2h_dwl_fill(const O2hConv2d *p, const int8_t *x, int64_t len, int64
  * (the planes without int16 pairs). */
 static void o2h_dwl_fillf(const O2hConv2d *p, const int8_t *x, int64_t len, int64_t xi, int nc, float *blk)
 {
-    int wb = o2h_dwl_wb(p), hb = (p->HO - 1) * p->SH + 3;
-    int hn = p->H < hb - p->PT ? p->H : hb - p->PT, wn = p->W < wb - p->PL ? p->W : wb - p->PL;
+    int wb = o2h_dwl_wb(p), hn, wn;
     int64_t hw = (int64_t)p->H * p->W;
+    o2h_dwl_extent(p, wb, &hn, &wn);
     for (int ih = 0; ih < hn; ih++) {
         float *d = blk + ((size_t)(p->PT + ih) * wb + p->PL) * 8;
         int64_t i0 = xi + (int64_t)ih * p->W;
@@ -600,7 +615,7 @@ static void o2h_dwl_fillf(const O2hConv2d *p, const int8_t *x, int64_t len, int6
             float *dd = d + (size_t)iw * 8;
             O2H_I_UNROLL for (int j = 0; j < 8; j++)
             {
-                __m128i c = j & 1 ? _mm_unpackhi_epi64(v[j >> 1], v[j >> 1]) : v[j >> 1];
+                __m128i c = o2h_dwl_pix(v, j);
                 if (j < m)
                     _mm256_storeu_ps(dd + j * 8, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(c)));
             }
