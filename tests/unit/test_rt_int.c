@@ -860,7 +860,7 @@ static void test_dw_lanes(void)
 }
 
 /* 3x3 depthwise of stride 1 on small planes (AVX2: the channels-in-lanes
- * form's int16 pair block, which takes every stride 1 plane up to 56x56):
+ * form's int16 pair block, which takes every stride 1 plane up to 14x14):
  * every width and height 1 to 16, channels 1 to 19 (groups of 8 and
  * their tails), every pad 0 to 2 on each side on 7x7 to 14x14 planes,
  * batch 2, fills up to |x - x_zero| = 255 against |w| = 128 of both
