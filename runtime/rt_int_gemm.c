@@ -245,6 +245,14 @@ static void o2h_i8_pack_block(const int8_t *x, int64_t ldx, int K, int np, int n
 
 #if O2H_I8 != O2H_I8_PLAIN
 
+/* AVX2 kinds keep hi32 channel constants as O2hRqh scalars (built per
+ * call for every channel, so the smaller the better), the rest as
+ * O2hRqc + O2hRqv. */
+#if O2H_RQ_VL == 8
+#define O2H_I8_RQH 1
+#else
+#define O2H_I8_RQH 0
+#endif
 
 /* Where a tile's outputs go: rows of y (ldy apart), np valid pixels, the
  * channel constants of its rows (rqc[r]), rows valid. */
@@ -254,6 +262,9 @@ typedef struct {
     int np, rows;
     const O2hRqc *rqc;
     const O2hRqv *rqv;       /* the same constants in vectors (where rqv_ok) */
+#if O2H_I8_RQH
+    const O2hRqh *rqh;       /* instead of rqc and rqv where every channel is hi32, else NULL */
+#endif
     int rq_step;             /* 1 per channel, 0 per tensor */
 } O2hI8Out;
 
@@ -283,6 +294,18 @@ O2H_I_INLINE void o2h_i8_row_out(int nv, o2h_iacc *acc, const O2hRqc *c, const O
         memcpy(y, buf, (size_t)np);
 }
 
+#if O2H_I8_RQH
+/* o2h_i8_row_out by the hi32 constants h */
+O2H_I_INLINE void o2h_i8_row_outh(int nv, o2h_iacc *acc, const O2hRqh *h, int8_t *y, int np)
+{
+    int8_t buf[O2H_I8_TW];
+    int8_t *d = np == nv * O2H_I8_VL ? y : buf;
+    o2h_rqh_store_nv(acc, nv, h, d);
+    if (d != y)
+        memcpy(y, buf, (size_t)np);
+}
+#endif
+
 /* One tile: MR channels x nv vectors of pixels, the accumulators in
  * registers for all kg steps, then requantized and stored. */
 O2H_I_INLINE void o2h_i8_tile(int nv, int kg, const unsigned char *restrict b, const unsigned char *restrict w,
@@ -303,8 +326,15 @@ O2H_I_INLINE void o2h_i8_tile(int nv, int kg, const unsigned char *restrict b, c
         b += bs;
         w += O2H_I8_MR * O2H_I8_G * O2H_I8_ES;
     }
-    O2H_I_UNROLL for (int r = 0; r < O2H_I8_MR; r++) if (r < o->rows)
+    O2H_I_UNROLL for (int r = 0; r < O2H_I8_MR; r++) if (r < o->rows) {
+#if O2H_I8_RQH
+        if (o->rqh) {
+            o2h_i8_row_outh(nv, acc[r], o->rqh + r * o->rq_step, o->y + r * o->ldy, o->np);
+            continue;
+        }
+#endif
         o2h_i8_row_out(nv, acc[r], o->rqc + r * o->rq_step, o->rqv + r * o->rq_step, o->y + r * o->ldy, o->np);
+    }
 }
 
 /* What every tile of one call shares: the packed weights and biases, the
@@ -315,6 +345,9 @@ typedef struct {
     const unsigned char *blk;
     const O2hRqc *rqc;
     const O2hRqv *rqv;
+#if O2H_I8_RQH
+    const O2hRqh *rqh;
+#endif
     int kg, per_ch;
 } O2hI8Run;
 
@@ -339,7 +372,11 @@ static void o2h_i8_panel(const O2hI8Gemm *g, const O2hI8Run *u, int f0, int p0, 
     enum { MR = O2H_I8_MR };
     int sel = u->per_ch ? f0 : 0;
     O2hI8Out o = {g->y + (int64_t)f0 * g->ldy + p0, g->ldy, np, g->F - f0 < MR ? g->F - f0 : MR, u->rqc + sel,
-                  u->rqv + sel, u->per_ch};
+                  u->rqv + sel,
+#if O2H_I8_RQH
+                  u->rqh ? u->rqh + sel : NULL,
+#endif
+                  u->per_ch};
     o2h_i8_tile_nv(nv, u->kg, u->blk, u->wp + (size_t)f0 * u->kg * O2H_I8_G * O2H_I8_ES, u->bias + f0, &o);
 }
 
@@ -389,12 +426,26 @@ static void o2h_i8_cols(const O2hI8Gemm *g, const O2hI8Run *u, int p0, int np)
         case 3: o2h_i8_cols_tile(3, u->kg, u->blk, w, ps, u->bias + f0, out); break;
         default: o2h_i8_cols_tile(4, u->kg, u->blk, w, ps, u->bias + f0, out); break;
         }
-        for (int r = 0; r < 16 && f0 + r < g->F; r++)
+        for (int r = 0; r < 16 && f0 + r < g->F; r++) {
+            int8_t *y = g->y + (int64_t)(f0 + r) * g->ldy + p0;
+            int sel = u->per_ch ? f0 + r : 0;
             for (int j = 0; j < np; j++)
-                g->y[(int64_t)(f0 + r) * g->ldy + p0 + j] = o2h_rq_one(out[16 * j + r], u->rqc + (u->per_ch ? f0 + r : 0));
+                y[j] = u->rqh ? o2h_rqh_one(out[16 * j + r], u->rqh + sel) : o2h_rq_one(out[16 * j + r], u->rqc + sel);
+        }
     }
     for (; f0 < g->F; f0 += O2H_I8_MR)
         o2h_i8_panel(g, u, f0, p0, np, 1);
+}
+#endif
+
+#if O2H_I8_RQH
+/* h[f] for the n channels from ch0 where every one is hi32 (then h, else NULL) */
+static const O2hRqh *o2h_i8_rqh(const O2hRequant *rq, int ch0, int n, O2hRqh *h)
+{
+    for (int f = 0; f < n; f++)
+        if (!o2h_rqh_init(rq, ch0 + f, &h[f]))
+            return NULL;
+    return h;
 }
 #endif
 
@@ -407,13 +458,20 @@ void o2h_i8_gemm(const O2hI8Gemm *g)
     O2hRqc *rqc = o2h_i_align64(g->blk);
     O2hRqv *rqv = o2h_i_align64(rqc + g->F);
     unsigned char *blk = o2h_i_align64(rqv + g->F);
+#if O2H_I8_RQH
+    _Static_assert(sizeof(O2hRqh) <= sizeof(O2hRqc), "O2hRqh in the place of O2hRqc");
+    const O2hRqh *rqh = o2h_i8_rqh(g->rq, g->ch0, per_ch ? g->F : 1, (O2hRqh *)(void *)rqc);
+    const O2hI8Run u = {wp, bias, blk, rqc, rqv, rqh, kg, per_ch};
+    if (!rqh)
+#else
     const O2hI8Run u = {wp, bias, blk, rqc, rqv, kg, per_ch};
-    /* the vector constants once per call, not once per tile row */
-    for (int f = 0; f < (per_ch ? g->F : 1); f++) {
-        o2h_rqc_init(g->rq, g->ch0 + f, &rqc[f]);
-        if (o2h_rqv_ok(&rqc[f]))
-            o2h_rqv_init(&rqc[f], &rqv[f]);
-    }
+#endif
+        /* the vector constants once per call, not once per tile row */
+        for (int f = 0; f < (per_ch ? g->F : 1); f++) {
+            o2h_rqc_init(g->rq, g->ch0 + f, &rqc[f]);
+            if (o2h_rqv_ok(&rqc[f]))
+                o2h_rqv_init(&rqc[f], &rqv[f]);
+        }
     for (int p0 = 0; p0 < g->P; p0 += O2H_I8_TW) {
         int np = g->P - p0 < O2H_I8_TW ? g->P - p0 : O2H_I8_TW;
         int nv = (np + O2H_I8_VL - 1) / O2H_I8_VL;

@@ -234,29 +234,38 @@ O2H_I_INLINE void o2h_rqv_store(__m256i a, const O2hRqv *v, int8_t *y)
 /* The high-half form (o2h_rqv_hi32_ok must hold) with the two products'
  * high halves merged by one vshufps instead of a shift and a blend: h
  * comes out for lanes 0, 2, 1, 3 of every four, an order that
- * o2h_rqv_pack4s undoes on the bytes. */
-O2H_I_INLINE __m256i o2h_rqv32s(__m256i a, const O2hRqv *v)
+ * o2h_rq_pack4s undoes on the bytes. m holds M in the low dword of every
+ * qword, rnd and s are o2h_rqv_hi32_ok's c and sh - 32. */
+O2H_I_INLINE __m256i o2h_rq32s(__m256i a, __m256i m, __m256i rnd, __m128i s)
 {
-    __m256 e = _mm256_castsi256_ps(_mm256_mul_epi32(a, v->m));
-    __m256 o = _mm256_castsi256_ps(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), v->m));
+    __m256 e = _mm256_castsi256_ps(_mm256_mul_epi32(a, m));
+    __m256 o = _mm256_castsi256_ps(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), m));
     __m256i h = _mm256_castps_si256(_mm256_shuffle_ps(e, o, 0xDD));
-    return _mm256_sra_epi32(_mm256_add_epi32(h, v->rnd), v->s);
+    return _mm256_sra_epi32(_mm256_add_epi32(h, rnd), s);
 }
 
-/* o2h_rqv_pack4 for hi32 constants by o2h_rqv32s: one byte shuffle per 32
- * outputs puts bytes 1 and 2 of every dword back before the dword
- * permute, three operations fewer than four o2h_rqv32h. */
-O2H_I_INLINE __m256i o2h_rqv_pack4s(const __m256i *a, const O2hRqv *v)
+/* 32 accumulators a[0..3] by o2h_rq32s -> 32 int8 in order: one byte
+ * shuffle per 32 outputs puts bytes 1 and 2 of every dword back before
+ * the dword permute, three operations fewer than four o2h_rqv32h; the
+ * output clamp [lo8, hi8] on the bytes where clamp. */
+O2H_I_INLINE __m256i o2h_rq_pack4s(const __m256i *a, __m256i m, __m256i rnd, __m128i s, int clamp, __m256i lo8,
+                                   __m256i hi8)
 {
     const __m256i fix = _mm256_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15, 0, 2, 1, 3, 4, 6, 5,
                                          7, 8, 10, 9, 11, 12, 14, 13, 15);
-    __m256i w0 = _mm256_packs_epi32(o2h_rqv32s(a[0], v), o2h_rqv32s(a[1], v));
-    __m256i w1 = _mm256_packs_epi32(o2h_rqv32s(a[2], v), o2h_rqv32s(a[3], v));
+    __m256i w0 = _mm256_packs_epi32(o2h_rq32s(a[0], m, rnd, s), o2h_rq32s(a[1], m, rnd, s));
+    __m256i w1 = _mm256_packs_epi32(o2h_rq32s(a[2], m, rnd, s), o2h_rq32s(a[3], m, rnd, s));
     __m256i y = _mm256_shuffle_epi8(_mm256_packs_epi16(w0, w1), fix);
     y = _mm256_permutevar8x32_epi32(y, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-    if (v->clamp_out)
-        y = _mm256_min_epi8(_mm256_max_epi8(y, v->lo8), v->hi8);
+    if (clamp)
+        y = _mm256_min_epi8(_mm256_max_epi8(y, lo8), hi8);
     return y;
+}
+
+/* o2h_rqv_pack4 for hi32 constants by o2h_rq_pack4s */
+O2H_I_INLINE __m256i o2h_rqv_pack4s(const __m256i *a, const O2hRqv *v)
+{
+    return o2h_rq_pack4s(a, v->m, v->rnd, v->s, v->clamp_out, v->lo8, v->hi8);
 }
 
 /* o2h_rqv_store_nv by o2h_rqv_pack4s where the constants are hi32 */
@@ -264,6 +273,51 @@ O2H_I_INLINE void o2h_rqv_store_nvs(const __m256i *a, int nv, const O2hRqv *v, i
 {
     __m256i q[4] = {a[0], a[nv > 1], a[nv > 2 ? 2 : 0], a[nv > 3 ? 3 : 0]};
     o2h_rqv_put_nv(v->hi32 ? o2h_rqv_pack4s(q, v) : o2h_rqv_pack4(q, v), nv, y);
+}
+
+/* The hi32 constants of one channel as 32 bytes of scalars (an O2hRqv is
+ * 352), for the panel product, which sets up every output channel per
+ * call: M, c and s = sh - 32 of o2h_rqv32h, the output clamp [lo, hi] and
+ * its bytes repeated in a dword (lo4, hi4; used where clamp). */
+typedef struct {
+    int32_t m, rnd, s, lo, hi, lo4, hi4, clamp;
+} O2hRqh;
+
+/* o2h_rqh of channel ch of rq; 0 where the hi32 form does not apply */
+O2H_I_INLINE int o2h_rqh_init(const O2hRequant *rq, int ch, O2hRqh *h)
+{
+    int i = rq->n > 1 ? ch : 0, sh = rq->shift[i];
+    if (sh < 33 || sh > 62)
+        return 0;
+    int64_t c = ((int64_t)1 << (sh - 33)) + (int64_t)rq->zero * ((int64_t)1 << (sh - 32));
+    if (c < -((int64_t)1 << 30) || c >= ((int64_t)1 << 30))
+        return 0;
+    h->m = rq->mult[i];
+    h->rnd = (int32_t)c;
+    h->s = sh - 32;
+    h->lo = rq->lo;
+    h->hi = rq->hi;
+    h->lo4 = (int32_t)((uint32_t)(uint8_t)rq->lo * 0x01010101u);
+    h->hi4 = (int32_t)((uint32_t)(uint8_t)rq->hi * 0x01010101u);
+    h->clamp = !(rq->lo == -128 && rq->hi == 127);
+    return 1;
+}
+
+/* o2h_rqv_store_nvs by the constants h (loaded by broadcasts) */
+O2H_I_INLINE void o2h_rqh_store_nv(const __m256i *a, int nv, const O2hRqh *h, int8_t *y)
+{
+    __m256i q[4] = {a[0], a[nv > 1], a[nv > 2 ? 2 : 0], a[nv > 3 ? 3 : 0]};
+    __m256i r = o2h_rq_pack4s(q, _mm256_set1_epi32(h->m), _mm256_set1_epi32(h->rnd), _mm_cvtsi32_si128(h->s),
+                              h->clamp, _mm256_set1_epi32(h->lo4), _mm256_set1_epi32(h->hi4));
+    o2h_rqv_put_nv(r, nv, y);
+}
+
+/* o2h_rq_one by the constants h: the same integer (the high-half argument
+ * of o2h_rqv32h), clamped to [lo, hi] */
+O2H_I_INLINE int8_t o2h_rqh_one(int32_t a, const O2hRqh *h)
+{
+    int64_t v = o2h_floor_shift(o2h_floor_shift((int64_t)a * h->m, 32) + h->rnd, h->s);
+    return (int8_t)(v < h->lo ? h->lo : v > h->hi ? h->hi : v);
 }
 
 #elif !defined(O2H_NO_VEC) && defined(__GNUC__) && defined(__aarch64__)

@@ -1077,6 +1077,88 @@ static void test_pw_requant(void)
         pw_rq_case(9, edge[i][0], edge[i][1], -128, 127);
 }
 
+/* The panel product with the call's constants as hi32 scalars (AVX2):
+ * K = 1, weight 1, each channel's bias one below a rounding step of its
+ * own output (or at an int32 end) and x in -2..3, so both sides of every
+ * step land in every lane; F of 16 to 40 (channel vectors of the last
+ * block of 1..4 pixels, ragged panels), pixel counts around the tile and
+ * block ends, one shift for all channels or random shifts 33..62 per
+ * channel, one channel at 32 (the vector constants for all), per tensor,
+ * zero points at the high-half bound, int8, clamped and ReLU outputs. */
+static int pw_rqh_run(int F, int P, const int32_t *m, const uint8_t *sh, int per_ch, int32_t zero, int32_t lo,
+                      int32_t hi)
+{
+    int8_t w[40], x[50], *y = malloc((size_t)F * P);
+    int32_t bias[40];
+    for (int p = 0; p < P; p++)
+        x[p] = (int8_t)((p + (int)(rnd() % 6)) % 6 - 2);
+    for (int f = 0; f < F; f++) {
+        int r = per_ch ? f : 0;
+        int32_t target = f % 11 == 7 ? INT32_MIN : f % 11 == 8 ? INT32_MAX : rnd_in(lo - 1, hi + 1);
+        double b = ((double)target - zero - 0.5) * (ldexp(1.0, sh[r]) / m[r]);
+        int64_t bi = b > INT32_MAX - 3.0 ? INT32_MAX - 3 : b < INT32_MIN + 2.0 ? INT32_MIN + 2 : (int64_t)b;
+        while (bi > INT32_MIN + 2 && ref_rq(bi, m[r], sh[r]) + zero >= target)
+            bi--;
+        while (bi < INT32_MAX - 3 && ref_rq(bi + 1, m[r], sh[r]) + zero < target)
+            bi++;
+        bias[f] = (int32_t)bi;
+        w[f] = 1;
+    }
+    O2hRequant rq = {per_ch ? F : 1, m, sh, zero, lo, hi};
+    void *wp = malloc(o2h_i8_packed_bytes(F, 1)), *blk = malloc(o2h_i8_gemm_scratch(F, 1) + 64);
+    o2h_i8_pack(F, 1, w, bias, wp);
+    O2hI8Gemm g = {F, 1, P, wp, x, P, &rq, 0, y, P, o2h_i_align64(blk)};
+    o2h_i8_gemm(&g);
+    int bad = 0;
+    for (int f = 0; f < F; f++)
+        for (int p = 0; p < P; p++) {
+            int r = per_ch ? f : 0;
+            bad += y[f * P + p] != ref_out((int64_t)bias[f] + x[p], m[r], sh[r], zero, lo, hi);
+        }
+    free(wp), free(blk), free(y);
+    return bad;
+}
+
+static void pw_rqh_case(int sh0, int32_t zero, int32_t lo, int32_t hi)
+{
+    static const int Ps[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 23, 24, 25, 28, 47, 48, 49};
+    static const int Fs[] = {16, 17, 20, 31, 32, 33, 40};
+    static const int32_t ms[] = {0, 1, 1 << 30, (1 << 30) + 1, INT32_MAX - 1, INT32_MAX};
+    int32_t m[40];
+    uint8_t sh[40];
+    for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++)
+        for (int mode = 0; mode < 3; mode++) {
+            int F = Fs[(i + mode) % 7];
+            for (int f = 0; f < F; f++) {
+                m[f] = f < 6 ? ms[(f + i) % 6] : (int32_t)((1u << 30) + rnd() % (1u << 30));
+                sh[f] = (uint8_t)(sh0 ? sh0 : 33 + (int)(rnd() % 30));
+            }
+            if (mode == 2)
+                sh[rnd() % F] = 32;
+            for (int per_ch = 0; per_ch < 2; per_ch++) {
+                int bad = pw_rqh_run(F, Ps[i], m, sh, per_ch, zero, lo, hi);
+                CHECK_MSG(bad == 0, "pw rqh F%d P%d sh %d zero %d [%d, %d] per_ch %d mode %d: %d wrong", F, Ps[i],
+                          sh0, zero, lo, hi, per_ch, mode, bad);
+            }
+        }
+}
+
+static void test_pw_rqh(void)
+{
+    for (int sh = 33; sh <= 62; sh++) {
+        int32_t z = rnd_in(-128, 127);
+        pw_rqh_case(sh, z, -128, 127);
+        pw_rqh_case(sh, z, -20, 90);
+        pw_rqh_case(sh, z, z, 127);
+    }
+    for (int i = 0; i < 8; i++)
+        pw_rqh_case(0, rnd_in(-128, 127), i % 2 ? -128 : -7, i % 2 ? 127 : 100);
+    static const int edge[][2] = {{62, 0}, {62, 1}, {62, -1}, {62, -2}, {61, 2}, {61, -3}, {60, 3}, {60, 4},
+                                  {60, -4}, {60, -5}, {33, 127}, {33, -128}};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        pw_rqh_case(edge[i][0], edge[i][1], -128, 127);
+}
+
 /* Pointwise convs on small planes: every pixel count 1..70 (so last pixel
  * blocks of every size, those of 1..4 pixels by channel vectors on AVX2),
  * channel counts below, at and past 16 and not multiples of 4, odd K, per
@@ -1398,6 +1480,7 @@ int main(void)
     test_rq_sweep();
     test_pw_small();
     test_pw_requant();
+    test_pw_rqh();
     test_pw_full_blocks();
     test_fc();
     test_fc_sizes();
