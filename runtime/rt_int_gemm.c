@@ -12,7 +12,8 @@
  * accumulators in registers for the whole reduction. A last block of a
  * few pixels (a 7x7 map is 24 + 24 + 1) would waste most lanes of such a
  * tile, so where O2H_I8_COLS is set it goes with channels in the lanes
- * instead, reading the same packed weights two panels at a time.
+ * instead, reading the same packed weights two k-steps of a panel at a
+ * time.
  *
  * VNNI multiplies unsigned by signed bytes: it sums (x + 128) * w and the
  * packed bias is corrected by -128 * sum(w[f]). Partial sums may wrap
@@ -381,57 +382,84 @@ static void o2h_i8_panel(const O2hI8Gemm *g, const O2hI8Run *u, int f0, int p0, 
 }
 
 #if O2H_I8_COLS
-/* Channels in lanes for a last block of t <= O2H_I8_COLS pixels: two
- * 4-channel panels give one vector of 8 channels per k-step (ps bytes
- * apart), each pixel's k-pair is broadcast, so no lane computes a missing
- * pixel; 16 channels x t pixels of sums go to out[t][16]. */
-O2H_I_INLINE void o2h_i8_cols_tile(int t, int kg, const unsigned char *restrict b, const unsigned char *restrict w,
-                                   size_t ps, const int32_t *bias, int32_t *out)
+/* Channels in lanes for a last block of t <= O2H_I8_COLS pixels: one
+ * 256-bit load of a 4-channel panel holds k-steps 2h and 2h + 1 (lanes 0
+ * and 1), so it meets xb, each pixel's two k-pairs broadcast over the
+ * lanes (o2h_i8_cols_x); no lane computes a missing pixel. The lanes are
+ * summed at the end: n panels (ps bytes apart) x t pixels of sums go to
+ * out[t][16]. An odd last k-step reads 128 bits and meets zeros above. */
+O2H_I_INLINE void o2h_i8_cols_tile(int t, int n, int kg, const unsigned char *restrict xb,
+                                   const unsigned char *restrict w, size_t ps, const int32_t *bias, int32_t *out)
 {
-    __m256i acc[2][O2H_I8_COLS];
-    O2H_I_UNROLL for (int j = 0; j < t; j++) O2H_I_UNROLL for (int c = 0; c < 2; c++)
-        acc[c][j] = _mm256_loadu_si256((const __m256i *)(const void *)(bias + 8 * c));
-    for (int k = 0; k < kg; k++) {
-        __m256i wv[2];
-        O2H_I_UNROLL for (int c = 0; c < 2; c++)
-        {
-            const unsigned char *lo = w + 2 * c * ps;
-            wv[c] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)lo)),
-                                            _mm_loadu_si128((const __m128i *)(const void *)(lo + ps)), 1);
-        }
+    const size_t xs = (size_t)(kg + 1) / 2 * 32;
+    __m256i acc[4][O2H_I8_COLS], wv[4];
+    O2H_I_UNROLL for (int c = 0; c < n; c++) O2H_I_UNROLL for (int j = 0; j < t; j++)
+        acc[c][j] = _mm256_setzero_si256();
+    for (int h = 0; h < kg; h += 2) {
+        O2H_I_UNROLL for (int c = 0; c < n; c++)
+            wv[c] = h + 1 < kg ? _mm256_loadu_si256((const __m256i *)(const void *)(w + c * ps + h * 16))
+                               : _mm256_zextsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(w + c * ps + h * 16)));
         O2H_I_UNROLL for (int j = 0; j < t; j++)
         {
-            __m256i xb = _mm256_set1_epi32(o2h_i8_word(b + 4 * j));
-            O2H_I_UNROLL for (int c = 0; c < 2; c++) acc[c][j] = O2H_IDOT(acc[c][j], xb, wv[c]);
+            __m256i x = _mm256_load_si256((const __m256i *)(const void *)(xb + j * xs + h * 16));
+            O2H_I_UNROLL for (int c = 0; c < n; c++) acc[c][j] = O2H_IDOT(acc[c][j], x, wv[c]);
         }
-        b += O2H_I8_STEP;
-        w += O2H_I8_MR * O2H_I8_G * O2H_I8_ES;
     }
-    O2H_I_UNROLL for (int j = 0; j < t; j++) O2H_I_UNROLL for (int c = 0; c < 2; c++)
-        _mm256_storeu_si256((__m256i *)(void *)(out + 16 * j + 8 * c), acc[c][j]);
+    O2H_I_UNROLL for (int c = 0; c < n; c++) O2H_I_UNROLL for (int j = 0; j < t; j++)
+    {
+        __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc[c][j]), _mm256_extracti128_si256(acc[c][j], 1));
+        s = _mm_add_epi32(s, _mm_loadu_si128((const __m128i *)(const void *)(bias + 4 * c)));
+        _mm_storeu_si128((__m128i *)(void *)(out + 16 * j + 4 * c), s);
+    }
 }
 
-/* The last block (np <= O2H_I8_COLS pixels at p0): 16 channels at a time by
+/* the int16 pair x[k][j], x[k + 1][j] as one word (zeros from row K on) */
+O2H_I_INLINE int32_t o2h_i8_xpair(const int8_t *x, int64_t ldx, int K, int k)
+{
+    uint32_t lo = k < K ? (uint16_t)x[k * ldx] : 0, hi = k + 1 < K ? (uint16_t)x[(k + 1) * ldx] : 0;
+    return (int32_t)(lo | hi << 16);
+}
+
+/* xb[j][h] for o2h_i8_cols_tile: pixel j's k-pairs 2h and 2h + 1 (k = 4h
+ * and 4h + 2 on) over four lanes each, j < t, from x directly (rows ldx
+ * apart): 32 bytes, 32-aligned. */
+static void o2h_i8_cols_x(const int8_t *x, int64_t ldx, int K, int t, unsigned char *xb)
+{
+    for (int j = 0; j < t; j++)
+        for (int k = 0; k < K; k += 4, xb += 32) {
+            int32_t lo = o2h_i8_xpair(x + j, ldx, K, k), hi = o2h_i8_xpair(x + j, ldx, K, k + 2);
+            _mm256_store_si256((__m256i *)(void *)xb, _mm256_setr_epi32(lo, lo, lo, lo, hi, hi, hi, hi));
+        }
+}
+
+/* out[j][r] of channels f0 + r, r < rows, to y at pixel p0 + j, j < t */
+static void o2h_i8_cols_out(const O2hI8Gemm *g, const O2hI8Run *u, const int32_t *out, int f0, int rows, int p0, int t)
+{
+    for (int r = 0; r < rows; r++) {
+        int8_t *y = g->y + (int64_t)(f0 + r) * g->ldy + p0;
+        int sel = u->per_ch ? f0 + r : 0;
+        for (int j = 0; j < t; j++)
+            y[j] = u->rqh ? o2h_rqh_one(out[16 * j + r], u->rqh + sel) : o2h_rq_one(out[16 * j + r], u->rqc + sel);
+    }
+}
+
+/* The last block (np <= O2H_I8_COLS pixels at p0, packed for the tiles,
+ * xb of its pixels made): 16 (3-4 pixels: 8) channels at a time by
  * channel vectors, requantized per element; the last panels as tiles. */
-static void o2h_i8_cols(const O2hI8Gemm *g, const O2hI8Run *u, int p0, int np)
+static void o2h_i8_cols(const O2hI8Gemm *g, const O2hI8Run *u, int p0, int np, const unsigned char *xb)
 {
     const size_t ps = (size_t)u->kg * O2H_I8_MR * O2H_I8_G * O2H_I8_ES;
-    int fp = (g->F + O2H_I8_MR - 1) / O2H_I8_MR * O2H_I8_MR, f0 = 0;
-    for (; f0 + 16 <= fp; f0 += 16) {
+    int fp = (g->F + O2H_I8_MR - 1) / O2H_I8_MR * O2H_I8_MR, f0 = 0, n = np <= 2 ? 4 : 2;
+    for (; f0 + 4 * n <= fp; f0 += 4 * n) {
         int32_t out[O2H_I8_COLS * 16];
         const unsigned char *w = u->wp + (size_t)f0 / O2H_I8_MR * ps;
         switch (np) {
-        case 1: o2h_i8_cols_tile(1, u->kg, u->blk, w, ps, u->bias + f0, out); break;
-        case 2: o2h_i8_cols_tile(2, u->kg, u->blk, w, ps, u->bias + f0, out); break;
-        case 3: o2h_i8_cols_tile(3, u->kg, u->blk, w, ps, u->bias + f0, out); break;
-        default: o2h_i8_cols_tile(4, u->kg, u->blk, w, ps, u->bias + f0, out); break;
+        case 1: o2h_i8_cols_tile(1, 4, u->kg, xb, w, ps, u->bias + f0, out); break;
+        case 2: o2h_i8_cols_tile(2, 4, u->kg, xb, w, ps, u->bias + f0, out); break;
+        case 3: o2h_i8_cols_tile(3, 2, u->kg, xb, w, ps, u->bias + f0, out); break;
+        default: o2h_i8_cols_tile(4, 2, u->kg, xb, w, ps, u->bias + f0, out); break;
         }
-        for (int r = 0; r < 16 && f0 + r < g->F; r++) {
-            int8_t *y = g->y + (int64_t)(f0 + r) * g->ldy + p0;
-            int sel = u->per_ch ? f0 + r : 0;
-            for (int j = 0; j < np; j++)
-                y[j] = u->rqh ? o2h_rqh_one(out[16 * j + r], u->rqh + sel) : o2h_rq_one(out[16 * j + r], u->rqc + sel);
-        }
+        o2h_i8_cols_out(g, u, out, f0, g->F - f0 < 4 * n ? g->F - f0 : 4 * n, p0, np);
     }
     for (; f0 < g->F; f0 += O2H_I8_MR)
         o2h_i8_panel(g, u, f0, p0, np, 1);
@@ -478,7 +506,9 @@ void o2h_i8_gemm(const O2hI8Gemm *g)
         o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, nv * O2H_I8_VL, blk);
 #if O2H_I8_COLS
         if (np <= O2H_I8_COLS) {
-            o2h_i8_cols(g, &u, p0, np);
+            unsigned char *xb = blk + (size_t)kg * O2H_I8_STEP;
+            o2h_i8_cols_x(g->x + p0, g->ldx, g->K, np, xb);
+            o2h_i8_cols(g, &u, p0, np, xb);
             continue;
         }
 #endif

@@ -1159,6 +1159,27 @@ static void test_pw_rqh(void)
         pw_rqh_case(edge[i][0], edge[i][1], -128, 127);
 }
 
+/* The last pixel block of 1..4 pixels with channels in lanes (AVX2): two
+ * k-steps per 256-bit product, so every reduction length 1..40 (an odd
+ * last k-step meets zeros), alone (planes of 1..4 pixels) and after full
+ * blocks (25..28, 7x7, 14x14), 16 to 40 channels (passes of 16 or 8 and
+ * ragged panels after them), per tensor (odd F) and per channel, batch 2,
+ * extreme fills. */
+static void test_pw_cols(void)
+{
+    static const int hw[][2] = {{1, 1}, {1, 2}, {1, 3}, {2, 2}, {1, 25}, {2, 13}, {3, 9}, {4, 7}, {7, 7}, {14, 14}};
+    static const int Fs[] = {16, 17, 20, 24, 31, 32, 40};
+    for (int K = 1; K <= 40; K++)
+        for (int i = 0; i < 10; i += 1 + K % 3)
+            conv_case(1 + (K + i) % 2, K, hw[i][0], hw[i][1], Fs[(K + i) % 7], 1, 1, 1, 0, 1, 0);
+    for (conv_fill = FILL_EXTREME; conv_fill <= FILL_MIN; conv_fill++) {
+        conv_case(1, 35, 1, 1, 32, 1, 1, 1, 0, 1, 0);
+        conv_case(1, 34, 1, 4, 24, 1, 1, 1, 0, 1, 0);
+        conv_case(1, 33, 7, 7, 17, 1, 1, 1, 0, 1, 0);
+    }
+    conv_fill = FILL_RANDOM;
+}
+
 /* Pointwise convs on small planes: every pixel count 1..70 (so last pixel
  * blocks of every size, those of 1..4 pixels by channel vectors on AVX2),
  * channel counts below, at and past 16 and not multiples of 4, odd K, per
@@ -1481,6 +1502,7 @@ int main(void)
     test_pw_small();
     test_pw_requant();
     test_pw_rqh();
+    test_pw_cols();
     test_pw_full_blocks();
     test_fc();
     test_fc_sizes();
