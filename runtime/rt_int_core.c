@@ -319,51 +319,72 @@ static int o2h_same_shapes(const O2hBroadcast *p)
 
 #if defined(__GNUC__) && !defined(O2H_NO_VEC) && defined(__AVX2__)
 /* Why a vector form for adds of equal shapes (the residual adds of the
- * MobileNets): the rule is exact on the 64-bit sum s = (a - za) ma +
- * (b - zb) mb; AVX2 multiplies the even 32-bit lanes into 64 bits and has
- * no 64-bit arithmetic shift, so the floor shift takes o2h_floor_shift's
- * offset form (add 2^63, shift logically, take 2^(63 - sh) off again), and
- * the low 32 bits are the result where bounds checked once per call say it
- * fits (small zero points, sh >= 1). */
+ * MobileNets), and why int16 pairs: the rule is exact on the 64-bit sum
+ * (a - za) ma + (b - zb) mb, which AVX2 has no cheap way to shift. Split
+ * each multiplier as m = mh 2^16 + ml (ml in [-2^15, 2^15)), fold the zero
+ * points and the rounding bit into one constant R = 2^(sh-1) - za ma -
+ * zb mb = Rh 2^16 + Rl (Rl in [0, 2^16)); then with H = a mha + b mhb and
+ * L = a mla + b mlb (one vpmaddwd each on the pairs (a, b), |H|, |L| <=
+ * 2^23) the sum plus R is (H + Rh) 2^16 + (L + Rl), and floor of a floor
+ * gives zero + floor(s / 2^sh) = (H + C + ((L + Rl) >> 16)) >> (sh - 16),
+ * C = Rh + zero 2^(sh-16), all in int32 where bounds checked once per
+ * call say so (sh >= 16, mh an int16, |C| < 2^30, zero points within
+ * 2^16 so that R fits 64 bits). */
 typedef struct {
-    __m256i za, zb, ma, mb, rnd, zoff, lo8, hi8;
+    __m256i wh, wl, rl, c, lo8, hi8;
     __m128i cnt;
 } O2hAdd8;
 
+/* m = mh 2^16 + ml with ml in [-2^15, 2^15); 0 where mh is not an int16 */
+static int o2h_add8_split(int32_t m, int16_t *mh, int16_t *ml)
+{
+    int64_t l = (int16_t)(uint16_t)((uint32_t)m & 0xFFFFu), h = ((int64_t)m - l) / 65536;
+    *ml = (int16_t)l;
+    *mh = (int16_t)h;
+    return h >= -32768 && h <= 32767;
+}
+
+/* int16 pair (lo, hi) in every dword */
+static __m256i o2h_add8_pair(int16_t lo, int16_t hi)
+{
+    return _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)lo | (uint32_t)(uint16_t)hi << 16));
+}
+
 static int o2h_add8_init(const O2hEltQ *q, O2hAdd8 *k)
 {
-    int64_t ma = q->ma < 0 ? -(int64_t)q->ma : q->ma, mb = q->mb < 0 ? -(int64_t)q->mb : q->mb;
-    int64_t z = q->zero < 0 ? -(int64_t)q->zero : q->zero;
-    if (q->shift < 1 || q->shift > 62 || q->a_zero < -255 || q->a_zero > 255 || q->b_zero < -255 ||
-        q->b_zero > 255 || q->lo < -128 || q->hi > 127 || ((383 * (ma + mb)) >> q->shift) + 2 + z >= (1 << 30))
+    int16_t ha, la, hb, lb;
+    if (q->shift < 16 || q->shift > 62 || q->lo < -128 || q->hi > 127 || q->a_zero < -65536 || q->a_zero > 65536 ||
+        q->b_zero < -65536 || q->b_zero > 65536 || !o2h_add8_split(q->ma, &ha, &la) || !o2h_add8_split(q->mb, &hb, &lb))
         return 0;
-    k->za = _mm256_set1_epi32(q->a_zero);
-    k->zb = _mm256_set1_epi32(q->b_zero);
-    k->ma = _mm256_set1_epi64x(q->ma);
-    k->mb = _mm256_set1_epi64x(q->mb);
-    k->rnd = _mm256_set1_epi64x((int64_t)(((uint64_t)1 << (q->shift - 1)) + ((uint64_t)1 << 63)));
-    k->zoff = _mm256_set1_epi32((int32_t)((uint32_t)q->zero - (uint32_t)(((uint64_t)1 << 63) >> q->shift)));
+    int64_t r = ((int64_t)1 << (q->shift - 1)) - (int64_t)q->a_zero * q->ma - (int64_t)q->b_zero * q->mb;
+    int64_t rl = r & 0xFFFF, c = (r - rl) / 65536 + (int64_t)q->zero * ((int64_t)1 << (q->shift - 16));
+    if (c <= -((int64_t)1 << 30) || c >= ((int64_t)1 << 30))
+        return 0;
+    k->wh = o2h_add8_pair(ha, hb);
+    k->wl = o2h_add8_pair(la, lb);
+    k->rl = _mm256_set1_epi32((int32_t)rl);
+    k->c = _mm256_set1_epi32((int32_t)c);
     k->lo8 = _mm256_set1_epi8((char)q->lo);
     k->hi8 = _mm256_set1_epi8((char)q->hi);
-    k->cnt = _mm_cvtsi32_si128(q->shift);
+    k->cnt = _mm_cvtsi32_si128(q->shift - 16);
     return 1;
 }
 
-/* the shifted offset sums of the even lanes of da, db (64-bit lanes) */
-O2H_I_INLINE __m256i o2h_add8_even(__m256i da, __m256i db, const O2hAdd8 *k)
+/* 8 results (before the output clamp) of the int16 pairs (a[i], b[i]) in p */
+O2H_I_INLINE __m256i o2h_add8_8(__m256i p, const O2hAdd8 *k)
 {
-    __m256i s = _mm256_add_epi64(_mm256_mul_epi32(da, k->ma), _mm256_mul_epi32(db, k->mb));
-    return _mm256_srl_epi64(_mm256_add_epi64(s, k->rnd), k->cnt);
+    __m256i h = _mm256_add_epi32(_mm256_madd_epi16(p, k->wh), k->c);
+    __m256i l = _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(p, k->wl), k->rl), 16);
+    return _mm256_sra_epi32(_mm256_add_epi32(h, l), k->cnt);
 }
 
-/* 8 results (before the output clamp) of a[0..8), b[0..8) */
-O2H_I_INLINE __m256i o2h_add8_8(const int8_t *a, const int8_t *b, const O2hAdd8 *k)
+/* the pairs (a[i], b[i]) of i < 8 (lo) and 8 <= i < 16 (hi) as int16 */
+O2H_I_INLINE void o2h_add8_pairs(const int8_t *a, const int8_t *b, __m256i *lo, __m256i *hi)
 {
-    __m256i da = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)a)), k->za);
-    __m256i db = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)b)), k->zb);
-    __m256i e = o2h_add8_even(da, db, k);
-    __m256i o = o2h_add8_even(_mm256_srli_epi64(da, 32), _mm256_srli_epi64(db, 32), k);
-    return _mm256_add_epi32(_mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xAA), k->zoff);
+    __m128i va = _mm_loadu_si128((const __m128i *)(const void *)a);
+    __m128i vb = _mm_loadu_si128((const __m128i *)(const void *)b);
+    *lo = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(va, vb));
+    *hi = _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(va, vb));
 }
 
 /* y[i] for i below the returned count (a multiple of 32) */
@@ -374,8 +395,10 @@ static int64_t o2h_add8_vec(const O2hEltQ *q, const int8_t *a, const int8_t *b, 
     if (!o2h_add8_init(q, &k))
         return 0;
     for (; i + 32 <= n; i += 32) {
-        __m256i r = o2h_narrow4(o2h_add8_8(a + i, b + i, &k), o2h_add8_8(a + i + 8, b + i + 8, &k),
-                                o2h_add8_8(a + i + 16, b + i + 16, &k), o2h_add8_8(a + i + 24, b + i + 24, &k));
+        __m256i p[4];
+        o2h_add8_pairs(a + i, b + i, &p[0], &p[1]);
+        o2h_add8_pairs(a + i + 16, b + i + 16, &p[2], &p[3]);
+        __m256i r = o2h_narrow4(o2h_add8_8(p[0], &k), o2h_add8_8(p[1], &k), o2h_add8_8(p[2], &k), o2h_add8_8(p[3], &k));
         r = _mm256_min_epi8(_mm256_max_epi8(r, k.lo8), k.hi8);
         _mm256_storeu_si256((__m256i *)(void *)(y + i), r);
     }

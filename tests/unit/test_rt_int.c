@@ -604,7 +604,8 @@ static void test_conv_wino_small(void)
 /* Adds of equal shapes (the vector form and its tails): lengths around
  * its 32 elements, extreme and random codes, MobileNetV2's residual add,
  * multipliers of both signs, output clamps, zero points at the edge of the
- * form and past it, and shifts and multipliers outside it (scalar rule). */
+ * form and past it, multipliers whose 16-bit halves sit at the int16
+ * limits, and shifts and multipliers outside the form (scalar rule). */
 static void test_add_same(void)
 {
     enum { N = 1000 };
@@ -620,6 +621,12 @@ static void test_add_same(void)
         {-9, 4, 2147483647, -2147483647, 1, 0, -128, 127},       /* results past int32 */
         {1, 2, 1073741824, 1073741824, 62, 100, -20, 30},
         {0, 0, 1073741824, 1073741824, 30, 0, 0, 127},
+        {3, -2, 2147450879, -2147450880, 16, 5, -128, 127},      /* shift and mh at the form's edges */
+        {-128, 127, 2147450880, 123456789, 17, -128, -128, 127}, /* mh 2^15: past the form */
+        {127, -128, 1500000000, 1600000000, 45, 1, -128, 127},   /* C near 2^30 */
+        {0, 0, 1073741824, 1073741824, 47, 1, -128, 127},        /* C past 2^30 */
+        {-70000, 3, 1000000000, 1000000000, 40, 0, -128, 127},   /* zero point past 2^16 */
+        {2, 3, 65535, -65536, 16, 0, -128, 127},                 /* ml -1, mh -1 */
     };
     const int ns[] = {1, 31, 32, 33, 95, N};
     for (int fill = 0; fill < 3; fill++) {
