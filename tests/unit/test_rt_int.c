@@ -829,6 +829,25 @@ static void test_dw_pairs(void)
         }
 }
 
+/* The row fill of the int16 pair form (AVX2: stride 2 on planes over
+ * 28x28, stride 1 over 56x56), whose vectors of 16 columns over a pad
+ * load with bounds checks and mask the pad lanes while the others load
+ * straight: every row width 1 to 52 (no, one and several straight vectors,
+ * the first one at each left pad) under every left and right pad 0 to 2,
+ * top and bottom pads 0 to 2 in turn, both strides, batch 2 on every
+ * fifth, fills up to |x - x_zero| = 255 against |w| = 128. */
+static void test_dw_pair_rows(void)
+{
+    for (int S = 1; S <= 2; S++)
+        for (int W = 1; W <= 52; W++)
+            for (int pl = 0; pl <= 2; pl++)
+                for (int pr = 0; pr <= 2; pr++) {
+                    int c = W * 9 + pl * 3 + pr, pad[4] = {c % 3, pl, (c / 3) % 3, pr};
+                    int H = (S == 1 ? 3136 : 784) / W + 1 + c % 3;
+                    dw_pair_case(c % 5 == 0 ? 2 : 1, 1 + c % 3, H, W, S, pad, c % 4, c % 7 == 0, c % 2);
+                }
+}
+
 /* 3x3 depthwise of stride 1 and 2 on the channels-in-lanes form's shapes
  * (AVX2: stride 1 on planes over 14x14 up to 56x56, stride 2 up to
  * 28x28): channels 1 to 19 (groups of 8 and their tails), every width 1
@@ -1499,6 +1518,7 @@ int main(void)
     test_conv_dw3();
     test_dw_shifts();
     test_dw_pairs();
+    test_dw_pair_rows();
     test_dw_lanes();
     test_dw_lanes_s1();
     test_add_same();
