@@ -642,14 +642,68 @@ static void o2h_dwl_out(const int8_t *ob, int64_t hwo, int nc, int8_t *y)
             y[c * hwo + j] = ob[j * 8 + c];
 }
 
+/* o2h_dwl_consts when every lane has sh in [34, 62], as int8 layers
+ * usually do: then M needs no acc clamp, b = 31, s = sh - 32 in both
+ * rules, and the high-half rule's rounding constant is
+ * (1 + 2 zero) << (sh - 33), in range for every lane when for the largest
+ * sh (its size grows with sh). Whole groups of per-channel constants
+ * load as vectors; no O2hRqc is needed (k->vec is 1). Returns 0, having
+ * set nothing, for other groups. */
+static int o2h_dwl_consts_hi(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const int32_t *bias,
+                             const int32_t *sum, int c0, int nc, O2hDwlc *k)
+{
+    int32_t m[8], sh[8], b[8], s[8], smin = 63, smax = 0, neg = 0;
+    for (int l = 0; l < 8; l++) {
+        int ch = c0 + (l < nc ? l : 0), i = rq->n > 1 ? ch : 0;
+        m[l] = rq->mult[i], sh[l] = rq->shift[i], b[l] = bias[ch], s[l] = sum[ch];
+        smin = sh[l] < smin ? sh[l] : smin;
+        smax = sh[l] > smax ? sh[l] : smax;
+        neg |= m[l] < 0;
+    }
+    if (smin < 34 || smax > 62 || neg)
+        return 0;
+    int64_t r = (int64_t)(1 + 2 * rq->zero) * ((int64_t)1 << (smax - 33));
+    __m256i shv = _mm256_loadu_si256((const __m256i *)(const void *)sh), z2 = _mm256_set1_epi32(1 + 2 * rq->zero);
+    __m256i bv = _mm256_loadu_si256((const __m256i *)(const void *)b);
+    if (o2h_dwl_pairs(p))
+        bv = _mm256_add_epi32(bv, _mm256_mullo_epi32(_mm256_set1_epi32(x_zero),
+                                                     _mm256_loadu_si256((const __m256i *)(const void *)s)));
+    k->vec = 1;
+    k->hi32 = r >= -((int64_t)1 << 30) && r < ((int64_t)1 << 30);
+    k->bias = bv;
+    k->lo_acc = _mm256_set1_epi32(INT32_MIN);
+    k->hi_acc = _mm256_set1_epi32(INT32_MAX);
+    k->m_e = _mm256_loadu_si256((const __m256i *)(const void *)m);
+    k->m_o = _mm256_srli_epi64(k->m_e, 32);
+    k->c_e = _mm256_set1_epi64x(31);
+    k->c_o = _mm256_set1_epi64x(1);
+    k->s1 = _mm256_sub_epi32(shv, _mm256_set1_epi32(32));
+    k->zero2 = k->hi32 ? _mm256_sllv_epi32(z2, _mm256_sub_epi32(shv, _mm256_set1_epi32(33))) : z2;
+    k->lo8 = _mm256_set1_epi8((char)rq->lo);
+    k->hi8 = _mm256_set1_epi8((char)rq->hi);
+    return 1;
+}
+
+/* The weights of channels [c0, c0 + 8) */
+static void o2h_dwl_weights(const O2hConv2d *p, const void *packed, int c0, O2hDwlc *k)
+{
+    const int32_t *wp = packed;
+    for (int t = 0; t < 6 && o2h_dwl_pairs(p); t++)
+        k->w[t] = _mm256_loadu_si256((const __m256i *)(const void *)(wp + (size_t)c0 * 6 + 8 * t));
+    for (int t = 0; t < 9 && !o2h_dwl_pairs(p); t++)
+        k->wf[t] = _mm256_loadu_ps((const float *)wp + (size_t)c0 * 9 + 8 * t);
+}
+
 /* Constants of channels [c0, c0 + nc); lanes past nc copy lane 0 and
  * have weight 0. */
 static void o2h_dwl_consts(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq, const void *packed, int c0,
                            int nc, O2hDwlc *k)
 {
-    const int32_t *wp = packed;
     const int32_t *bias = (const int32_t *)(const void *)((const char *)packed + o2h_dw_wbytes(p));
     const int32_t *sum = bias + p->C;
+    o2h_dwl_weights(p, packed, c0, k);
+    if (o2h_dwl_consts_hi(p, x_zero, rq, bias, sum, c0, nc, k))
+        return;
     int32_t b[8], la[8], ha[8], m[8], ce[8], s1[16], z2[16];   /* s1, z2: even/odd form, then high-half */
     int8_t lo[32], hi[32];
     k->vec = k->hi32 = 1;
@@ -669,10 +723,6 @@ static void o2h_dwl_consts(const O2hConv2d *p, int32_t x_zero, const O2hRequant 
         for (int r = 0; r < 4; r++)
             lo[8 * r + l] = (int8_t)c->lo, hi[8 * r + l] = (int8_t)c->hi;
     }
-    for (int t = 0; t < 6 && o2h_dwl_pairs(p); t++)
-        k->w[t] = _mm256_loadu_si256((const __m256i *)(const void *)(wp + (size_t)c0 * 6 + 8 * t));
-    for (int t = 0; t < 9 && !o2h_dwl_pairs(p); t++)
-        k->wf[t] = _mm256_loadu_ps((const float *)wp + (size_t)c0 * 9 + 8 * t);
     k->bias = _mm256_loadu_si256((const __m256i *)(const void *)b);
     k->lo_acc = _mm256_loadu_si256((const __m256i *)(const void *)la);
     k->hi_acc = _mm256_loadu_si256((const __m256i *)(const void *)ha);

@@ -918,6 +918,69 @@ static void test_dw_lanes_s1(void)
     }
 }
 
+/* The channels-in-lanes form's constants loaded as whole vectors (AVX2:
+ * groups of 8 channels whose shifts all lie in [34, 62]): shifts drawn
+ * from [34, 62] (some groups also 33 or 63, the per-lane path), output
+ * zero points at both ends and between, so that the high-half rule's
+ * rounding constant is in range for some groups and not for others (the
+ * even/odd rule), multipliers up to 2^31 - 1, channels 1 to 19, per-tensor
+ * and per-channel, both blocks (int16 pairs: stride 1 up to 14x14;
+ * floats: 28x28, stride 2), batch 2, a Relu or clip. */
+static void dw_hi_case(int N, int C, int H, int W, int S, int zy, int edge, int per_tensor, int clip)
+{
+    O2hConv2d p = {.N = N, .C = C, .H = H, .W = W, .F = C, .KH = 3, .KW = 3, .SH = S, .SW = S, .DH = 1, .DW = 1,
+                   .PT = 1, .PL = 1, .PB = 1, .PR = 1, .G = C};
+    p.HO = (H - 1) / S + 1;
+    p.WO = (W - 1) / S + 1;
+    size_t nx = (size_t)N * C * H * W, ny = (size_t)N * C * p.HO * p.WO;
+    int32_t zx = rnd_in(-128, 127), *xi = malloc(nx * 4), *wi = malloc((size_t)C * 36);
+    int32_t *bias = malloc((size_t)C * 4), *mult = malloc((size_t)C * 4);
+    int8_t *x = malloc(nx), *w = malloc((size_t)C * 9), *y = malloc(ny);
+    uint8_t *shift = malloc((size_t)C);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (int8_t)(xi[i] = rnd_in(-128, 127));
+    for (int i = 0; i < C * 9; i++)
+        w[i] = (int8_t)(wi[i] = rnd() & 1 ? rnd_in(-128, 127) : -128);
+    for (int f = 0; f < C; f++) {
+        bias[f] = rnd_in(-(1 << 24), 1 << 24);
+        shift[f] = (uint8_t)(edge && f % 8 == 3 ? (f & 8 ? 63 : 33) : rnd_in(34, 62));
+        mult[f] = f % 4 == 1 ? 2147483647 : (int32_t)(rnd() & 0x7fffffff);
+    }
+    O2hRequant rq = {per_tensor ? 1 : C, mult, shift, zy, clip ? zy : -128, clip ? (zy + 90 < 127 ? zy + 90 : 127) : 127};
+    void *packed = malloc(o2h_conv2d_s8_packed_size(&p)), *scratch = malloc(o2h_conv2d_s8_packed_scratch(&p));
+    o2h_conv2d_s8_pack(&p, w, bias, packed);
+    o2h_conv2d_s8_packed(&p, zx, &rq, x, packed, y, scratch);
+    int bad = 0;
+    for (int n = 0; n < N; n++)
+        for (int f = 0; f < C; f++) {
+            int r = per_tensor ? 0 : f;
+            int64_t sw = 0;
+            for (int t = 0; t < 9; t++)
+                sw += wi[f * 9 + t];
+            for (int oh = 0; oh < p.HO; oh++)
+                for (int ow = 0; ow < p.WO; ow++) {
+                    int64_t acc = bias[f] + zx * sw + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
+                    bad += y[(((int64_t)n * C + f) * p.HO + oh) * p.WO + ow] !=
+                           ref_out(acc, mult[r], shift[r], rq.zero, rq.lo, rq.hi);
+                }
+        }
+    CHECK_MSG(bad == 0, "dw hi %dx%dx%dx%d s%d zy %d edge %d pt %d clip %d: %d wrong", N, C, H, W, S, zy, edge,
+              per_tensor, clip, bad);
+    free(xi), free(wi), free(bias), free(mult), free(x), free(w), free(y), free(shift), free(packed), free(scratch);
+}
+
+static void test_dw_lanes_hi(void)
+{
+    static const int zys[] = {-128, -100, -20, 0, 30, 127};
+    static const int planes[][3] = {{7, 7, 1}, {14, 14, 1}, {5, 11, 1}, {28, 28, 1}, {14, 14, 2}, {28, 28, 2}};
+    for (size_t i = 0; i < sizeof planes / sizeof planes[0]; i++)
+        for (size_t z = 0; z < sizeof zys / sizeof zys[0]; z++) {
+            int c = (int)(i * 6 + z);
+            dw_hi_case(c % 5 == 0 ? 2 : 1, 1 + (c * 7) % 19, planes[i][0], planes[i][1], planes[i][2], zys[z], c % 3 == 0,
+                       c % 4 == 0, c % 2);
+        }
+}
+
 /* requantization of whole rows (the vector paths) over every shift, large
  * accumulators and multipliers, zero points and output clamps (a Relu's
  * lo = zero included): a 1x1 conv of one input channel */
@@ -1521,6 +1584,7 @@ int main(void)
     test_dw_pair_rows();
     test_dw_lanes();
     test_dw_lanes_s1();
+    test_dw_lanes_hi();
     test_add_same();
     test_conv_wino();
     test_conv_wino_small();
