@@ -443,10 +443,12 @@ static void o2h_i8_cols_out(const O2hI8Gemm *g, const O2hI8Run *u, const int32_t
     }
 }
 
-/* The last block (np <= O2H_I8_COLS pixels at p0, packed for the tiles,
- * xb of its pixels made): 16 (3-4 pixels: 8) channels at a time by
- * channel vectors, requantized per element; the last panels as tiles. */
-static void o2h_i8_cols(const O2hI8Gemm *g, const O2hI8Run *u, int p0, int np, const unsigned char *xb)
+/* The last block (np <= O2H_I8_COLS pixels at p0, xb of its pixels made):
+ * 16 (3-4 pixels: 8) channels at a time by channel vectors, requantized
+ * per element; the last panels as tiles, packing the block at blk (= u->blk)
+ * for them only if there are any. */
+static void o2h_i8_cols(const O2hI8Gemm *g, const O2hI8Run *u, int p0, int np, const unsigned char *xb,
+                        unsigned char *blk)
 {
     const size_t ps = (size_t)u->kg * O2H_I8_MR * O2H_I8_G * O2H_I8_ES;
     int fp = (g->F + O2H_I8_MR - 1) / O2H_I8_MR * O2H_I8_MR, f0 = 0, n = np <= 2 ? 4 : 2;
@@ -461,6 +463,8 @@ static void o2h_i8_cols(const O2hI8Gemm *g, const O2hI8Run *u, int p0, int np, c
         }
         o2h_i8_cols_out(g, u, out, f0, g->F - f0 < 4 * n ? g->F - f0 : 4 * n, p0, np);
     }
+    if (f0 < g->F)
+        o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, O2H_I8_VL, blk);
     for (; f0 < g->F; f0 += O2H_I8_MR)
         o2h_i8_panel(g, u, f0, p0, np, 1);
 }
@@ -503,15 +507,15 @@ void o2h_i8_gemm(const O2hI8Gemm *g)
     for (int p0 = 0; p0 < g->P; p0 += O2H_I8_TW) {
         int np = g->P - p0 < O2H_I8_TW ? g->P - p0 : O2H_I8_TW;
         int nv = (np + O2H_I8_VL - 1) / O2H_I8_VL;
-        o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, nv * O2H_I8_VL, blk);
 #if O2H_I8_COLS
         if (np <= O2H_I8_COLS) {
             unsigned char *xb = blk + (size_t)kg * O2H_I8_STEP;
             o2h_i8_cols_x(g->x + p0, g->ldx, g->K, np, xb);
-            o2h_i8_cols(g, &u, p0, np, xb);
+            o2h_i8_cols(g, &u, p0, np, xb, blk);
             continue;
         }
 #endif
+        o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, nv * O2H_I8_VL, blk);
         for (int f0 = 0; f0 < g->F; f0 += MR)
             o2h_i8_panel(g, &u, f0, p0, np, nv);
     }
