@@ -1088,6 +1088,26 @@ static void test_rq_sweep(void)
             rq_sweep_case(ms[j], edge[i][0], edge[i][1], -128, 127);
 }
 
+/* The K = 1 panel product y = rq(bias[f] + w[f] x[p]) with weights 1:
+ * the count of outputs that differ from the reference rule. */
+static int pw_k1_bad(int F, int P, const int32_t *m, const uint8_t *sh, int per_ch, int32_t zero, int32_t lo,
+                     int32_t hi, const int8_t *w, const int32_t *bias, const int8_t *x, int8_t *y)
+{
+    O2hRequant rq = {per_ch ? F : 1, m, sh, zero, lo, hi};
+    void *wp = malloc(o2h_i8_packed_bytes(F, 1)), *blk = malloc(o2h_i8_gemm_scratch(F, 1) + 64);
+    o2h_i8_pack(F, 1, w, bias, wp);
+    O2hI8Gemm g = {F, 1, P, wp, x, P, &rq, 0, y, P, o2h_i_align64(blk)};
+    o2h_i8_gemm(&g);
+    int bad = 0;
+    for (int f = 0; f < F; f++)
+        for (int p = 0; p < P; p++) {
+            int r = per_ch ? f : 0;
+            bad += y[f * P + p] != ref_out((int64_t)bias[f] + x[p], m[r], sh[r], zero, lo, hi);
+        }
+    free(wp), free(blk);
+    return bad;
+}
+
 /* The panel product's requantization in registers (on AVX2 the high-half
  * form merged by one shuffle, bytes put back in order after narrowing):
  * K = 1 with weight 1, so acc = bias[f] + x[p] and x runs over -128..127
@@ -1117,18 +1137,7 @@ static int pw_rq_run(int F, int P, const int32_t *m, const uint8_t *sh, int per_
         bias[f] = (int32_t)bi;   /* acc = bias + 1 is the first with output >= target */
         w[f] = 1;
     }
-    O2hRequant rq = {per_ch ? F : 1, m, sh, zero, lo, hi};
-    void *wp = malloc(o2h_i8_packed_bytes(F, 1)), *blk = malloc(o2h_i8_gemm_scratch(F, 1) + 64);
-    o2h_i8_pack(F, 1, w, bias, wp);
-    O2hI8Gemm g = {F, 1, P, wp, x, P, &rq, 0, y, P, o2h_i_align64(blk)};
-    o2h_i8_gemm(&g);
-    int bad = 0;
-    for (int f = 0; f < F; f++)
-        for (int p = 0; p < P; p++) {
-            int r = per_ch ? f : 0;
-            bad += y[f * P + p] != ref_out((int64_t)bias[f] + x[p], m[r], sh[r], zero, lo, hi);
-        }
-    free(wp), free(blk);
+    int bad = pw_k1_bad(F, P, m, sh, per_ch, zero, lo, hi, w, bias, x, y);
     return bad;
 }
 
@@ -1193,18 +1202,8 @@ static int pw_rqh_run(int F, int P, const int32_t *m, const uint8_t *sh, int per
         bias[f] = (int32_t)bi;
         w[f] = 1;
     }
-    O2hRequant rq = {per_ch ? F : 1, m, sh, zero, lo, hi};
-    void *wp = malloc(o2h_i8_packed_bytes(F, 1)), *blk = malloc(o2h_i8_gemm_scratch(F, 1) + 64);
-    o2h_i8_pack(F, 1, w, bias, wp);
-    O2hI8Gemm g = {F, 1, P, wp, x, P, &rq, 0, y, P, o2h_i_align64(blk)};
-    o2h_i8_gemm(&g);
-    int bad = 0;
-    for (int f = 0; f < F; f++)
-        for (int p = 0; p < P; p++) {
-            int r = per_ch ? f : 0;
-            bad += y[f * P + p] != ref_out((int64_t)bias[f] + x[p], m[r], sh[r], zero, lo, hi);
-        }
-    free(wp), free(blk), free(y);
+    int bad = pw_k1_bad(F, P, m, sh, per_ch, zero, lo, hi, w, bias, x, y);
+    free(y);
     return bad;
 }
 
