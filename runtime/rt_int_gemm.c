@@ -327,6 +327,12 @@ O2H_I_INLINE void o2h_i8_tile(int nv, int kg, const unsigned char *restrict b, c
         b += bs;
         w += O2H_I8_MR * O2H_I8_G * O2H_I8_ES;
     }
+#if O2H_I8_RQH
+    if (nv == 3 && o->rqh && o->rows == 4 && o->np == 24) {
+        o2h_rqh_store43(acc, o->rqh, o->rq_step, o->y, o->ldy);
+        return;
+    }
+#endif
     O2H_I_UNROLL for (int r = 0; r < O2H_I8_MR; r++) if (r < o->rows) {
 #if O2H_I8_RQH
         if (o->rqh) {

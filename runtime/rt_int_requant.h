@@ -244,22 +244,29 @@ O2H_I_INLINE __m256i o2h_rq32s(__m256i a, __m256i m, __m256i rnd, __m128i s)
     return _mm256_sra_epi32(_mm256_add_epi32(h, rnd), s);
 }
 
-/* 32 accumulators a[0..3] by o2h_rq32s -> 32 int8 in order: one byte
+/* Four vectors of o2h_rq32s results -> 32 int8 in order: one byte
  * shuffle per 32 outputs puts bytes 1 and 2 of every dword back before
  * the dword permute, three operations fewer than four o2h_rqv32h; the
  * output clamp [lo8, hi8] on the bytes where clamp. */
-O2H_I_INLINE __m256i o2h_rq_pack4s(const __m256i *a, __m256i m, __m256i rnd, __m128i s, int clamp, __m256i lo8,
-                                   __m256i hi8)
+O2H_I_INLINE __m256i o2h_rq_narrow4s(__m256i y0, __m256i y1, __m256i y2, __m256i y3, int clamp, __m256i lo8,
+                                     __m256i hi8)
 {
     const __m256i fix = _mm256_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15, 0, 2, 1, 3, 4, 6, 5,
                                          7, 8, 10, 9, 11, 12, 14, 13, 15);
-    __m256i w0 = _mm256_packs_epi32(o2h_rq32s(a[0], m, rnd, s), o2h_rq32s(a[1], m, rnd, s));
-    __m256i w1 = _mm256_packs_epi32(o2h_rq32s(a[2], m, rnd, s), o2h_rq32s(a[3], m, rnd, s));
+    __m256i w0 = _mm256_packs_epi32(y0, y1), w1 = _mm256_packs_epi32(y2, y3);
     __m256i y = _mm256_shuffle_epi8(_mm256_packs_epi16(w0, w1), fix);
     y = _mm256_permutevar8x32_epi32(y, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
     if (clamp)
         y = _mm256_min_epi8(_mm256_max_epi8(y, lo8), hi8);
     return y;
+}
+
+/* 32 accumulators a[0..3] by o2h_rq32s -> 32 int8 in order */
+O2H_I_INLINE __m256i o2h_rq_pack4s(const __m256i *a, __m256i m, __m256i rnd, __m128i s, int clamp, __m256i lo8,
+                                   __m256i hi8)
+{
+    return o2h_rq_narrow4s(o2h_rq32s(a[0], m, rnd, s), o2h_rq32s(a[1], m, rnd, s), o2h_rq32s(a[2], m, rnd, s),
+                           o2h_rq32s(a[3], m, rnd, s), clamp, lo8, hi8);
 }
 
 /* o2h_rqv_pack4 for hi32 constants by o2h_rq_pack4s */
@@ -310,6 +317,37 @@ O2H_I_INLINE void o2h_rqh_store_nv(const __m256i *a, int nv, const O2hRqh *h, in
     __m256i r = o2h_rq_pack4s(q, _mm256_set1_epi32(h->m), _mm256_set1_epi32(h->rnd), _mm_cvtsi32_si128(h->s),
                               h->clamp, _mm256_set1_epi32(h->lo4), _mm256_set1_epi32(h->hi4));
     o2h_rqv_put_nv(r, nv, y);
+}
+
+/* o2h_rq32s of a by the constants h */
+O2H_I_INLINE __m256i o2h_rqh32(__m256i a, const O2hRqh *h)
+{
+    return o2h_rq32s(a, _mm256_set1_epi32(h->m), _mm256_set1_epi32(h->rnd), _mm_cvtsi32_si128(h->s));
+}
+
+/* A full tile of four rows x 24 outputs (a[r][v], rows' constants
+ * h[r * step]) to rows y + r ldy: the twelve vectors narrowed four at a
+ * time across rows (rows 0 | 1, 1 | 2, 2 | 3 share a pack) instead of
+ * four packs with a quarter of each repeated. */
+O2H_I_INLINE void o2h_rqh_store43(__m256i a[4][3], const O2hRqh *h, int step, int8_t *y, int64_t ldy)
+{
+    __m256i q[4][3];
+    O2H_I_UNROLL for (int r = 0; r < 4; r++) O2H_I_UNROLL for (int v = 0; v < 3; v++)
+        q[r][v] = o2h_rqh32(a[r][v], h + r * step);
+    __m256i lo8 = _mm256_set1_epi32(h->lo4), hi8 = _mm256_set1_epi32(h->hi4);
+    __m256i g0 = o2h_rq_narrow4s(q[0][0], q[0][1], q[0][2], q[1][0], h->clamp, lo8, hi8);
+    __m256i g1 = o2h_rq_narrow4s(q[1][1], q[1][2], q[2][0], q[2][1], h->clamp, lo8, hi8);
+    __m256i g2 = o2h_rq_narrow4s(q[2][2], q[3][0], q[3][1], q[3][2], h->clamp, lo8, hi8);
+    __m128i g0h = _mm256_extracti128_si256(g0, 1), g2l = _mm256_castsi256_si128(g2);
+    int8_t *y1 = y + ldy, *y2 = y1 + ldy, *y3 = y2 + ldy;
+    _mm_storeu_si128((__m128i *)(void *)y, _mm256_castsi256_si128(g0));
+    _mm_storel_epi64((__m128i *)(void *)(y + 16), g0h);
+    _mm_storeh_pd((double *)(void *)y1, _mm_castsi128_pd(g0h));
+    _mm_storeu_si128((__m128i *)(void *)(y1 + 8), _mm256_castsi256_si128(g1));
+    _mm_storeu_si128((__m128i *)(void *)y2, _mm256_extracti128_si256(g1, 1));
+    _mm_storel_epi64((__m128i *)(void *)(y2 + 16), g2l);
+    _mm_storeh_pd((double *)(void *)y3, _mm_castsi128_pd(g2l));
+    _mm_storeu_si128((__m128i *)(void *)(y3 + 8), _mm256_extracti128_si256(g2, 1));
 }
 
 /* o2h_rq_one by the constants h: the same integer (the high-half argument

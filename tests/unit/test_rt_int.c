@@ -1247,6 +1247,67 @@ static void test_pw_rqh(void)
         pw_rqh_case(edge[i][0], edge[i][1], -128, 127);
 }
 
+/* Full tiles of four channels x 24 pixels requantized across rows
+ * (AVX2: rows 0 | 1, 1 | 2 and 2 | 3 share a narrowing, so each row's
+ * bytes land at three different offsets of the packs and stores): K = 1,
+ * weight 1, x in -2..3, each channel's bias one below a rounding step of
+ * its own output (or at an int32 end) with its own multiplier and shift
+ * (33..62 or one shift for all), so a byte from a neighbouring row or
+ * lane, or a row's constants on another, shows; F of 4 to 22 (whole
+ * panels, and a ragged last one taking the row-by-row form), pixel
+ * counts of 1..4 full tiles and around them, per tensor and per
+ * channel, int8, clamped and ReLU outputs. */
+static void pw_tile43_case(int sh0, int32_t zero, int32_t lo, int32_t hi)
+{
+    static const int Ps[] = {24, 48, 72, 96, 49, 71, 100};
+    static const int Fs[] = {4, 8, 12, 16, 22};
+    int32_t m[22], bias[22];
+    uint8_t sh[22];
+    int8_t w[22], x[100], y[22 * 100];
+    for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++) {
+        int F = Fs[i % 5], P = Ps[i];
+        for (int p = 0; p < P; p++)
+            x[p] = (int8_t)((p + (int)(rnd() % 6)) % 6 - 2);
+        for (int f = 0; f < F; f++) {
+            m[f] = f == 1 ? INT32_MAX : f == 2 ? 1 << 30 : (int32_t)((1u << 30) + rnd() % (1u << 30));
+            sh[f] = (uint8_t)(sh0 ? sh0 : 33 + (int)(rnd() % 30));
+        }
+        for (int per_ch = 0; per_ch < 2; per_ch++) {
+            for (int f = 0; f < F; f++) {
+                int r = per_ch ? f : 0;
+                int32_t target = f == 5 ? INT32_MIN : f == 6 ? INT32_MAX : rnd_in(lo - 1, hi + 1);
+                double b = ((double)target - zero - 0.5) * (ldexp(1.0, sh[r]) / m[r]);
+                int64_t bi = b > INT32_MAX - 3.0 ? INT32_MAX - 3 : b < INT32_MIN + 2.0 ? INT32_MIN + 2 : (int64_t)b;
+                while (bi > INT32_MIN + 2 && ref_rq(bi, m[r], sh[r]) + zero >= target)
+                    bi--;
+                while (bi < INT32_MAX - 3 && ref_rq(bi + 1, m[r], sh[r]) + zero < target)
+                    bi++;
+                bias[f] = (int32_t)bi;
+                w[f] = 1;
+            }
+            int bad = pw_k1_bad(F, P, m, sh, per_ch, zero, lo, hi, w, bias, x, y);
+            CHECK_MSG(bad == 0, "pw tile43 F%d P%d sh %d zero %d [%d, %d] per_ch %d: %d wrong", F, P, sh0, zero, lo,
+                      hi, per_ch, bad);
+        }
+    }
+}
+
+static void test_pw_tile43(void)
+{
+    for (int sh = 33; sh <= 62; sh++) {
+        int32_t z = rnd_in(-128, 127);
+        pw_tile43_case(sh, z, -128, 127);
+        pw_tile43_case(sh, z, -20, 90);
+        pw_tile43_case(sh, z, z, 127);
+    }
+    for (int i = 0; i < 6; i++)
+        pw_tile43_case(0, rnd_in(-128, 127), i % 2 ? -128 : -7, i % 2 ? 127 : 100);
+    /* short reductions through the same tiles: K 1..40 on 1..3 full blocks and a tail */
+    static const int hw[][2] = {{1, 24}, {2, 24}, {3, 24}, {7, 7}, {4, 13}};
+    for (int K = 1; K <= 40; K++)
+        conv_case(1, K, hw[K % 5][0], hw[K % 5][1], 4 * (1 + K % 6), 1, 1, 1, 0, 1, 0);
+}
+
 /* The last pixel block of 1..4 pixels with channels in lanes (AVX2): two
  * k-steps per 256-bit product, so every reduction length 1..40 (an odd
  * last k-step meets zeros), alone (planes of 1..4 pixels) and after full
@@ -1593,6 +1654,7 @@ int main(void)
     test_pw_requant();
     test_pw_rqh();
     test_pw_cols();
+    test_pw_tile43();
     test_pw_full_blocks();
     test_fc();
     test_fc_sizes();
