@@ -356,6 +356,10 @@ typedef struct {
     const O2hRqh *rqh;
 #endif
     int kg, per_ch;
+#if O2H_I8_COLS
+    const int32_t *rql;      /* with rqh and a last block of channel vectors: M, c, s of channel f at f, fp + f, 2 fp + f */
+    int fp;
+#endif
 } O2hI8Run;
 
 static void o2h_i8_tile_nv(int nv, int kg, const unsigned char *b, const unsigned char *w, const int32_t *bias,
@@ -449,6 +453,51 @@ static void o2h_i8_cols_out(const O2hI8Gemm *g, const O2hI8Run *u, const int32_t
     }
 }
 
+/* o2h_i8_cols_out of nch (8 or 16) channels by lanes (u->rql): eight
+ * channels x four pixels (pixel 0 again past t) per pack, the bytes put
+ * in [channel][pixel] order by one shuffle, then t bytes per row. */
+static void o2h_i8_cols_outl(const O2hI8Gemm *g, const O2hI8Run *u, const int32_t *out, int f0, int nch, int rows,
+                             int p0, int t)
+{
+    const __m256i tr = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9,
+                                        13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const O2hRqh *h = u->rqh;
+    _Alignas(32) int8_t b[16][4];
+    for (int c = 0; c < nch; c += 8) {
+        const int32_t *l = u->rql + f0 + c;
+        __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)l), q[4];
+        __m256i rnd = _mm256_loadu_si256((const __m256i *)(const void *)(l + u->fp));
+        __m256i s = _mm256_loadu_si256((const __m256i *)(const void *)(l + 2 * u->fp));
+        for (int j = 0; j < 4; j++)
+            q[j] = o2h_rq32l(_mm256_loadu_si256((const __m256i *)(const void *)(out + 16 * (j < t ? j : 0) + c)), m,
+                             _mm256_srli_epi64(m, 32), rnd, s);
+        __m256i y = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+        y = _mm256_shuffle_epi8(y, tr);
+        if (h->clamp)
+            y = _mm256_min_epi8(_mm256_max_epi8(y, _mm256_set1_epi32(h->lo4)), _mm256_set1_epi32(h->hi4));
+        _mm256_store_si256((__m256i *)(void *)b[c], y);
+    }
+    for (int r = 0; r < rows; r++) {
+        int8_t *y = g->y + (int64_t)(f0 + r) * g->ldy + p0;
+        if (t == 4)
+            memcpy(y, b[r], 4);
+        else
+            for (int j = 0; j < t; j++)
+                y[j] = b[r][j];
+    }
+}
+
+/* u->rql for channels f < fp from the hi32 constants h (per tensor: h[0]
+ * for all) at l, 3 fp int32 */
+static const int32_t *o2h_i8_rql(const O2hRqh *h, int per_ch, int F, int fp, int32_t *l)
+{
+    for (int f = 0; f < fp; f++) {
+        const O2hRqh *c = h + (per_ch ? (f < F ? f : 0) : 0);
+        l[f] = c->m, l[fp + f] = c->rnd, l[2 * fp + f] = c->s;
+    }
+    return l;
+}
+
 /* The last block (np <= O2H_I8_COLS pixels at p0, xb of its pixels made):
  * 16 (3-4 pixels: 8) channels at a time by channel vectors, requantized
  * per element; the last panels as tiles, packing the block at blk (= u->blk)
@@ -467,7 +516,11 @@ static void o2h_i8_cols(const O2hI8Gemm *g, const O2hI8Run *u, int p0, int np, c
         case 3: o2h_i8_cols_tile(3, 2, u->kg, xb, w, ps, u->bias + f0, out); break;
         default: o2h_i8_cols_tile(4, 2, u->kg, xb, w, ps, u->bias + f0, out); break;
         }
-        o2h_i8_cols_out(g, u, out, f0, g->F - f0 < 4 * n ? g->F - f0 : 4 * n, p0, np);
+        int rows = g->F - f0 < 4 * n ? g->F - f0 : 4 * n;
+        if (u->rql)
+            o2h_i8_cols_outl(g, u, out, f0, 4 * n, rows, p0, np);
+        else
+            o2h_i8_cols_out(g, u, out, f0, rows, p0, np);
     }
     if (f0 < g->F)
         o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, O2H_I8_VL, blk);
@@ -498,8 +551,18 @@ void o2h_i8_gemm(const O2hI8Gemm *g)
     unsigned char *blk = o2h_i_align64(rqv + g->F);
 #if O2H_I8_RQH
     _Static_assert(sizeof(O2hRqh) <= sizeof(O2hRqc), "O2hRqh in the place of O2hRqc");
+#if O2H_I8_COLS
+    _Static_assert(sizeof(O2hRqv) >= 48, "rql (12 (F + 3) bytes) in the place of O2hRqv");
+#endif
     const O2hRqh *rqh = o2h_i8_rqh(g->rq, g->ch0, per_ch ? g->F : 1, (O2hRqh *)(void *)rqc);
+#if O2H_I8_COLS
+    int fp = (g->F + MR - 1) / MR * MR, tail = g->P % O2H_I8_TW;
+    const int32_t *rql = rqh && tail && tail <= O2H_I8_COLS ? o2h_i8_rql(rqh, per_ch, g->F, fp, (int32_t *)(void *)rqv)
+                                                           : NULL;
+    const O2hI8Run u = {wp, bias, blk, rqc, rqv, rqh, kg, per_ch, rql, fp};
+#else
     const O2hI8Run u = {wp, bias, blk, rqc, rqv, rqh, kg, per_ch};
+#endif
     if (!rqh)
 #else
     const O2hI8Run u = {wp, bias, blk, rqc, rqv, kg, per_ch};

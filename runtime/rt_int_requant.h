@@ -350,6 +350,16 @@ O2H_I_INLINE void o2h_rqh_store43(__m256i a[4][3], const O2hRqh *h, int step, in
     _mm_storeu_si128((__m128i *)(void *)(y3 + 8), _mm256_extracti128_si256(g2, 1));
 }
 
+/* o2h_rq32s with constants per lane: m, rnd, s hold lane i's M, c and
+ * sh - 32 of its channel, mo = m >> 32 (as 64-bit lanes, the odd lanes'
+ * M); h comes out in lane order, by a shift and a blend. */
+O2H_I_INLINE __m256i o2h_rq32l(__m256i a, __m256i m, __m256i mo, __m256i rnd, __m256i s)
+{
+    __m256i e = _mm256_srli_epi64(_mm256_mul_epi32(a, m), 32);
+    __m256i o = _mm256_mul_epi32(_mm256_srli_epi64(a, 32), mo);
+    return _mm256_srav_epi32(_mm256_add_epi32(_mm256_blend_epi32(e, o, 0xAA), rnd), s);
+}
+
 /* o2h_rq_one by the constants h: the same integer (the high-half argument
  * of o2h_rqv32h), clamped to [lo, hi] */
 O2H_I_INLINE int8_t o2h_rqh_one(int32_t a, const O2hRqh *h)

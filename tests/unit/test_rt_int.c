@@ -1247,48 +1247,57 @@ static void test_pw_rqh(void)
         pw_rqh_case(edge[i][0], edge[i][1], -128, 127);
 }
 
+/* The K = 1 panel product with weight 1 and x in -2..3 over F <= 40
+ * channels and P <= 100 pixels, each channel's bias one below a rounding
+ * step of its own output (or at an int32 end for channels 5 and 6), its
+ * own multiplier (INT32_MAX, 2^30 or random) and shift (sh0, or 33..62
+ * at random where sh0 = 0), per tensor and per channel, so a byte from a
+ * neighbouring row or lane, or one channel's constants on another, shows:
+ * the count of wrong outputs. */
+static int pw_edge_run(int F, int P, int sh0, int32_t zero, int32_t lo, int32_t hi)
+{
+    int32_t m[40], bias[40];
+    uint8_t sh[40];
+    int8_t w[40], x[100], y[40 * 100];
+    int bad = 0;
+    for (int p = 0; p < P; p++)
+        x[p] = (int8_t)((p + (int)(rnd() % 6)) % 6 - 2);
+    for (int f = 0; f < F; f++) {
+        m[f] = f == 1 ? INT32_MAX : f == 2 ? 1 << 30 : (int32_t)((1u << 30) + rnd() % (1u << 30));
+        sh[f] = (uint8_t)(sh0 ? sh0 : 33 + (int)(rnd() % 30));
+        w[f] = 1;
+    }
+    for (int per_ch = 0; per_ch < 2; per_ch++) {
+        for (int f = 0; f < F; f++) {
+            int r = per_ch ? f : 0;
+            int32_t target = f == 5 ? INT32_MIN : f == 6 ? INT32_MAX : rnd_in(lo - 1, hi + 1);
+            double b = ((double)target - zero - 0.5) * (ldexp(1.0, sh[r]) / m[r]);
+            int64_t bi = b > INT32_MAX - 3.0 ? INT32_MAX - 3 : b < INT32_MIN + 2.0 ? INT32_MIN + 2 : (int64_t)b;
+            while (bi > INT32_MIN + 2 && ref_rq(bi, m[r], sh[r]) + zero >= target)
+                bi--;
+            while (bi < INT32_MAX - 3 && ref_rq(bi + 1, m[r], sh[r]) + zero < target)
+                bi++;
+            bias[f] = (int32_t)bi;
+        }
+        bad += pw_k1_bad(F, P, m, sh, per_ch, zero, lo, hi, w, bias, x, y);
+    }
+    return bad;
+}
+
 /* Full tiles of four channels x 24 pixels requantized across rows
  * (AVX2: rows 0 | 1, 1 | 2 and 2 | 3 share a narrowing, so each row's
- * bytes land at three different offsets of the packs and stores): K = 1,
- * weight 1, x in -2..3, each channel's bias one below a rounding step of
- * its own output (or at an int32 end) with its own multiplier and shift
- * (33..62 or one shift for all), so a byte from a neighbouring row or
- * lane, or a row's constants on another, shows; F of 4 to 22 (whole
- * panels, and a ragged last one taking the row-by-row form), pixel
- * counts of 1..4 full tiles and around them, per tensor and per
- * channel, int8, clamped and ReLU outputs. */
+ * bytes land at three different offsets of the packs and stores): F of
+ * 4 to 22 (whole panels, and a ragged last one taking the row-by-row
+ * form), pixel counts of 1..4 full tiles and around them, every shift
+ * 33..62 and mixed shifts, int8, clamped and ReLU outputs. */
 static void pw_tile43_case(int sh0, int32_t zero, int32_t lo, int32_t hi)
 {
     static const int Ps[] = {24, 48, 72, 96, 49, 71, 100};
     static const int Fs[] = {4, 8, 12, 16, 22};
-    int32_t m[22], bias[22];
-    uint8_t sh[22];
-    int8_t w[22], x[100], y[22 * 100];
     for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++) {
-        int F = Fs[i % 5], P = Ps[i];
-        for (int p = 0; p < P; p++)
-            x[p] = (int8_t)((p + (int)(rnd() % 6)) % 6 - 2);
-        for (int f = 0; f < F; f++) {
-            m[f] = f == 1 ? INT32_MAX : f == 2 ? 1 << 30 : (int32_t)((1u << 30) + rnd() % (1u << 30));
-            sh[f] = (uint8_t)(sh0 ? sh0 : 33 + (int)(rnd() % 30));
-        }
-        for (int per_ch = 0; per_ch < 2; per_ch++) {
-            for (int f = 0; f < F; f++) {
-                int r = per_ch ? f : 0;
-                int32_t target = f == 5 ? INT32_MIN : f == 6 ? INT32_MAX : rnd_in(lo - 1, hi + 1);
-                double b = ((double)target - zero - 0.5) * (ldexp(1.0, sh[r]) / m[r]);
-                int64_t bi = b > INT32_MAX - 3.0 ? INT32_MAX - 3 : b < INT32_MIN + 2.0 ? INT32_MIN + 2 : (int64_t)b;
-                while (bi > INT32_MIN + 2 && ref_rq(bi, m[r], sh[r]) + zero >= target)
-                    bi--;
-                while (bi < INT32_MAX - 3 && ref_rq(bi + 1, m[r], sh[r]) + zero < target)
-                    bi++;
-                bias[f] = (int32_t)bi;
-                w[f] = 1;
-            }
-            int bad = pw_k1_bad(F, P, m, sh, per_ch, zero, lo, hi, w, bias, x, y);
-            CHECK_MSG(bad == 0, "pw tile43 F%d P%d sh %d zero %d [%d, %d] per_ch %d: %d wrong", F, P, sh0, zero, lo,
-                      hi, per_ch, bad);
-        }
+        int bad = pw_edge_run(Fs[i % 5], Ps[i], sh0, zero, lo, hi);
+        CHECK_MSG(bad == 0, "pw tile43 F%d P%d sh %d zero %d [%d, %d]: %d wrong", Fs[i % 5], Ps[i], sh0, zero, lo,
+                  hi, bad);
     }
 }
 
@@ -1306,6 +1315,35 @@ static void test_pw_tile43(void)
     static const int hw[][2] = {{1, 24}, {2, 24}, {3, 24}, {7, 7}, {4, 13}};
     for (int K = 1; K <= 40; K++)
         conv_case(1, K, hw[K % 5][0], hw[K % 5][1], 4 * (1 + K % 6), 1, 1, 1, 0, 1, 0);
+}
+
+/* The last block of 1..4 pixels requantized by lanes (AVX2: eight
+ * channels' constants per vector, eight channels x four pixels per pack,
+ * bytes transposed to [channel][pixel]): pixel counts 1..4 alone and
+ * after one to four full tiles, F of 8 to 40 (passes of 16 or 8 channels,
+ * a last pass with rows past F, ragged panels after them), every shift
+ * 33..62 and mixed shifts, int8, clamped and ReLU outputs. */
+static void pw_lanes_case(int sh0, int32_t zero, int32_t lo, int32_t hi)
+{
+    static const int Ps[] = {1, 2, 3, 4, 25, 26, 27, 28, 49, 52, 97, 100};
+    static const int Fs[] = {8, 12, 16, 18, 20, 24, 36, 40};
+    for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++) {
+        int F = Fs[(i + (size_t)sh0) % 8];
+        int bad = pw_edge_run(F, Ps[i], sh0, zero, lo, hi);
+        CHECK_MSG(bad == 0, "pw lanes F%d P%d sh %d zero %d [%d, %d]: %d wrong", F, Ps[i], sh0, zero, lo, hi, bad);
+    }
+}
+
+static void test_pw_cols_lanes(void)
+{
+    for (int sh = 33; sh <= 62; sh++) {
+        int32_t z = rnd_in(-128, 127);
+        pw_lanes_case(sh, z, -128, 127);
+        pw_lanes_case(sh, z, -20, 90);
+        pw_lanes_case(sh, z, z, 127);
+    }
+    for (int i = 0; i < 8; i++)
+        pw_lanes_case(0, rnd_in(-128, 127), i % 2 ? -128 : -7, i % 2 ? 127 : 100);
 }
 
 /* The last pixel block of 1..4 pixels with channels in lanes (AVX2): two
@@ -1655,6 +1693,7 @@ int main(void)
     test_pw_rqh();
     test_pw_cols();
     test_pw_tile43();
+    test_pw_cols_lanes();
     test_pw_full_blocks();
     test_fc();
     test_fc_sizes();
