@@ -391,6 +391,22 @@ static void o2h_i8_panel(const O2hI8Gemm *g, const O2hI8Run *u, int f0, int p0, 
     o2h_i8_tile_nv(nv, u->kg, u->blk, u->wp + (size_t)f0 * u->kg * O2H_I8_G * O2H_I8_ES, u->bias + f0, &o);
 }
 
+#if O2H_I8 == O2H_I8_MADD256
+/* All panels over a full block at p0, the tile inlined in the loop. */
+static void o2h_i8_block_full(const O2hI8Gemm *g, const O2hI8Run *u, int p0)
+{
+    enum { MR = O2H_I8_MR };
+    const size_t ps = (size_t)u->kg * MR * O2H_I8_G * O2H_I8_ES;
+    const unsigned char *w = u->wp;
+    for (int f0 = 0; f0 < g->F; f0 += MR, w += ps) {
+        int sel = u->per_ch ? f0 : 0;
+        O2hI8Out o = {g->y + (int64_t)f0 * g->ldy + p0, g->ldy, O2H_I8_TW, g->F - f0 < MR ? g->F - f0 : MR,
+                      u->rqc + sel, u->rqv + sel, u->rqh ? u->rqh + sel : NULL, u->per_ch};
+        o2h_i8_tile(O2H_I8_NV, u->kg, u->blk, w, u->bias + f0, &o);
+    }
+}
+#endif
+
 #if O2H_I8_COLS
 /* Channels in lanes for a last block of t <= O2H_I8_COLS pixels: one
  * 256-bit load of a 4-channel panel holds k-steps 2h and 2h + 1 (lanes 0
@@ -585,6 +601,12 @@ void o2h_i8_gemm(const O2hI8Gemm *g)
         }
 #endif
         o2h_i8_pack_block(g->x + p0, g->ldx, g->K, np, nv * O2H_I8_VL, blk);
+#if O2H_I8 == O2H_I8_MADD256
+        if (np == O2H_I8_TW) {
+            o2h_i8_block_full(g, &u, p0);
+            continue;
+        }
+#endif
         for (int f0 = 0; f0 < g->F; f0 += MR)
             o2h_i8_panel(g, &u, f0, p0, np, nv);
     }
