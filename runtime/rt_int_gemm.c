@@ -516,7 +516,7 @@ static const int32_t *o2h_i8_rql(const O2hRqh *h, int per_ch, int F, int fp, int
 
 /* The last block (np <= O2H_I8_COLS pixels at p0, xb of its pixels made):
  * 16 (3-4 pixels: 8) channels at a time by channel vectors, requantized
- * per element; the last panels as tiles, packing the block at blk (= u->blk)
+ * by lanes where every channel is hi32 (u->rql), else per element; the last panels as tiles, packing the block at blk (= u->blk)
  * for them only if there are any. */
 static void o2h_i8_cols(const O2hI8Gemm *g, const O2hI8Run *u, int p0, int np, const unsigned char *xb,
                         unsigned char *blk)
