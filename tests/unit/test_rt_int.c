@@ -32,18 +32,12 @@ static int32_t rnd_in(int32_t lo, int32_t hi)
     return (int32_t)(lo + (int64_t)(rnd() % (uint64_t)((int64_t)hi - lo + 1)));
 }
 
-/* floor((v*m + 2^(sh-1)) / 2^sh) in 128-bit arithmetic */
+/* floor((v*m + 2^(sh-1)) / 2^sh) in 128-bit arithmetic (>> of a negative
+ * value is an arithmetic shift, floor, in gcc and clang) */
 static __int128 ref_rq(int64_t v, int32_t m, int sh)
 {
     __int128 p = (__int128)v * m;
-    if (sh == 0)
-        return p;
-    p += (__int128)1 << (sh - 1);
-    __int128 d = (__int128)1 << sh;
-    __int128 q = p / d;
-    if (p % d != 0 && p < 0)
-        q -= 1;
-    return q;
+    return sh == 0 ? p : (p + ((__int128)1 << (sh - 1))) >> sh;
 }
 
 static int32_t ref_out(int64_t acc, int32_t m, int sh, int32_t z, int32_t lo, int32_t hi)
@@ -289,20 +283,44 @@ static void test_eltwise(void)
 
 /* ------------------------------------------------ convolution */
 
-static int64_t ref_conv_acc(const O2hConv2d *p, int32_t zx, const int32_t *x, const int32_t *w, int n,
-                            int f, int oh, int ow)
+/* the first and last output column whose tap kw reads inside the row
+ * (iw = ow SW - PL + kw DW in [0, W)); last < first when none does */
+static int ref_ow_first(const O2hConv2d *p, int kw)
 {
-    int cg = p->C / p->G, g = f / (p->F / p->G);
-    int64_t acc = 0;
-    for (int c = 0; c < cg; c++)
-        for (int kh = 0; kh < p->KH; kh++)
-            for (int kw = 0; kw < p->KW; kw++) {
-                int ih = oh * p->SH - p->PT + kh * p->DH, iw = ow * p->SW - p->PL + kw * p->DW;
-                int32_t v = ih >= 0 && ih < p->H && iw >= 0 && iw < p->W
-                                ? x[(((int64_t)n * p->C + g * cg + c) * p->H + ih) * p->W + iw]
-                                : zx;
-                acc += (int64_t)(v - zx) * w[((f * cg + c) * p->KH + kh) * p->KW + kw];
-            }
+    int off = kw * p->DW - p->PL;
+    return off >= 0 ? 0 : (-off + p->SW - 1) / p->SW;
+}
+
+static int ref_ow_last(const O2hConv2d *p, int kw)
+{
+    int off = kw * p->DW - p->PL, last = p->W - 1 - off < 0 ? -1 : (p->W - 1 - off) / p->SW;
+    return last < p->WO - 1 ? last : p->WO - 1;
+}
+
+/* sum over taps of (x - zx) w for every output [n][f][oh][ow], in a fresh
+ * array: taps in the pads read zx and add nothing, so they are skipped */
+static int64_t *ref_conv_sums(const O2hConv2d *p, int32_t zx, const int32_t *x, const int32_t *w)
+{
+    int cg = p->C / p->G, fg = p->F / p->G;
+    int64_t *acc = calloc((size_t)p->N * p->F * p->HO * p->WO, sizeof *acc);
+    for (int n = 0; n < p->N; n++)
+        for (int f = 0; f < p->F; f++)
+            for (int c = 0; c < cg; c++)
+                for (int kh = 0; kh < p->KH; kh++)
+                    for (int kw = 0; kw < p->KW; kw++) {
+                        int64_t wv = w[((f * cg + c) * p->KH + kh) * p->KW + kw];
+                        int ow0 = ref_ow_first(p, kw), ow1 = ref_ow_last(p, kw);
+                        const int32_t *xc = x + ((int64_t)n * p->C + f / fg * cg + c) * p->H * p->W;
+                        for (int oh = 0; oh < p->HO; oh++) {
+                            int ih = oh * p->SH - p->PT + kh * p->DH;
+                            if (ih < 0 || ih >= p->H)
+                                continue;
+                            int64_t *a = acc + (((int64_t)n * p->F + f) * p->HO + oh) * p->WO;
+                            int64_t at = (int64_t)ih * p->W + kw * p->DW - p->PL;   /* x index of ow = 0 */
+                            for (int ow = ow0; ow <= ow1; ow++)
+                                a[ow] += (xc[at + (int64_t)ow * p->SW] - zx) * wv;
+                        }
+                    }
     return acc;
 }
 
@@ -352,6 +370,7 @@ static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, in
         for (int f = 0; f < F; f++)
             shift[f] = (uint8_t)(46 + f % 3);
     int bad = 0;
+    int64_t *sums = ref_conv_sums(&p, zx, xi, wi);
     if (!wide) {
         int8_t *x = malloc(nx), *w = malloc(nw), *y = malloc(ny);
         int32_t *bias = calloc((size_t)F, 4);
@@ -371,7 +390,7 @@ static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, in
             for (int f = 0; f < F; f++)
                 for (int oh = 0; oh < p.HO; oh++)
                     for (int ow = 0; ow < p.WO; ow++) {
-                        int64_t acc = bq[f] + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
+                        int64_t acc = bq[f] + sums[(((int64_t)n * p.F + f) * p.HO + oh) * p.WO + ow];
                         int r = per_tensor ? 0 : f;
                         int32_t want = ref_out(acc, mult[r], shift[r], rq.zero, rq.lo, rq.hi);
                         bad += y[(((int64_t)n * F + f) * p.HO + oh) * p.WO + ow] != want;
@@ -397,7 +416,7 @@ static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, in
             for (int f = 0; f < F; f++)
                 for (int oh = 0; oh < p.HO; oh++)
                     for (int ow = 0; ow < p.WO; ow++) {
-                        int64_t acc = bq[f] + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
+                        int64_t acc = bq[f] + sums[(((int64_t)n * p.F + f) * p.HO + oh) * p.WO + ow];
                         int r = per_tensor ? 0 : f;
                         int32_t want = ref_out(acc, mult[r], shift[r], rq.zero, rq.lo, rq.hi);
                         bad += y[(((int64_t)n * F + f) * p.HO + oh) * p.WO + ow] != want;
@@ -406,7 +425,7 @@ static void conv_case(int N, int C, int H, int W, int F, int K, int S, int D, in
     }
     CHECK_MSG(bad == 0, "conv N%d C%d %dx%d F%d K%d S%d D%d P%d G%d wide%d: %d wrong", N, C, H, W, F, K, S,
               D, P, G, wide, bad);
-    free(xi), free(wi), free(bq), free(mult), free(shift);
+    free(sums), free(xi), free(wi), free(bq), free(mult), free(shift);
 }
 
 /* Mul of 8-bit codes over the shapes of its row forms: the squeeze-excite
@@ -702,6 +721,7 @@ static void dw_shift_case(int N, int H, int W, int S, int pt, int pl, int pb, in
     void *scratch = malloc(o2h_conv2d_s8_scratch(&p));
     o2h_conv2d_s8(&p, zx, &rq, x, w, bias, y, scratch);
     int bad = 0;
+    int64_t *sums = ref_conv_sums(&p, zx, xi, wi);
     for (int n = 0; n < N; n++)
         for (int f = 0; f < C; f++)
             for (int oh = 0; oh < p.HO; oh++)
@@ -709,12 +729,12 @@ static void dw_shift_case(int N, int H, int W, int S, int pt, int pl, int pb, in
                     int64_t sw = 0;   /* pads read x_zero: bias + sum x w = bias + zx sw + sum (x - zx) w */
                     for (int t = 0; t < 9; t++)
                         sw += wi[f * 9 + t];
-                    int64_t acc = bias[f] + zx * sw + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
+                    int64_t acc = bias[f] + zx * sw + sums[(((int64_t)n * p.F + f) * p.HO + oh) * p.WO + ow];
                     bad += y[(((int64_t)n * C + f) * p.HO + oh) * p.WO + ow] !=
                            ref_out(acc, mult[f], shift[f], rq.zero, rq.lo, rq.hi);
                 }
     CHECK_MSG(bad == 0, "dw shifts %dx%dx%d s%d pads %d %d %d %d: %d wrong", N, H, W, S, pt, pl, pb, pr, bad);
-    free(xi), free(x), free(y), free(scratch);
+    free(sums), free(xi), free(x), free(y), free(scratch);
 }
 
 static void test_dw_shifts(void)
@@ -779,6 +799,7 @@ static void dw_pair_case(int N, int C, int H, int W, int S, const int *pad, int 
     o2h_conv2d_s8_pack(&p, w, bias, packed);
     o2h_conv2d_s8_packed(&p, zx, &rq, x, packed, y, scratch);
     int bad = 0;
+    int64_t *sums = ref_conv_sums(&p, zx, xi, wi);
     for (int n = 0; n < N; n++)
         for (int f = 0; f < C; f++) {
             int r = per_tensor ? 0 : f;
@@ -787,14 +808,15 @@ static void dw_pair_case(int N, int C, int H, int W, int S, const int *pad, int 
                 sw += wi[f * 9 + t];
             for (int oh = 0; oh < p.HO; oh++)
                 for (int ow = 0; ow < p.WO; ow++) {
-                    int64_t acc = bias[f] + zx * sw + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
+                    int64_t acc = bias[f] + zx * sw + sums[(((int64_t)n * p.F + f) * p.HO + oh) * p.WO + ow];
                     bad += y[(((int64_t)n * C + f) * p.HO + oh) * p.WO + ow] !=
                            ref_out(acc, mult[r], shift[r], rq.zero, rq.lo, rq.hi);
                 }
         }
     CHECK_MSG(bad == 0, "dw pairs %dx%dx%dx%d s%d pads %d %d %d %d fill %d clip %d pt %d: %d wrong", N, C, H, W, S,
               pad[0], pad[1], pad[2], pad[3], fill, clip, per_tensor, bad);
-    free(xi), free(wi), free(bias), free(mult), free(x), free(w), free(y), free(shift), free(packed), free(scratch);
+    free(sums), free(xi), free(wi), free(bias), free(mult), free(x), free(w), free(y), free(shift);
+    free(packed), free(scratch);
 }
 
 /* every combination of pads 0 to 2 on the four sides (top, left, bottom, right) */
@@ -951,6 +973,7 @@ static void dw_hi_case(int N, int C, int H, int W, int S, int zy, int edge, int 
     o2h_conv2d_s8_pack(&p, w, bias, packed);
     o2h_conv2d_s8_packed(&p, zx, &rq, x, packed, y, scratch);
     int bad = 0;
+    int64_t *sums = ref_conv_sums(&p, zx, xi, wi);
     for (int n = 0; n < N; n++)
         for (int f = 0; f < C; f++) {
             int r = per_tensor ? 0 : f;
@@ -959,14 +982,15 @@ static void dw_hi_case(int N, int C, int H, int W, int S, int zy, int edge, int 
                 sw += wi[f * 9 + t];
             for (int oh = 0; oh < p.HO; oh++)
                 for (int ow = 0; ow < p.WO; ow++) {
-                    int64_t acc = bias[f] + zx * sw + ref_conv_acc(&p, zx, xi, wi, n, f, oh, ow);
+                    int64_t acc = bias[f] + zx * sw + sums[(((int64_t)n * p.F + f) * p.HO + oh) * p.WO + ow];
                     bad += y[(((int64_t)n * C + f) * p.HO + oh) * p.WO + ow] !=
                            ref_out(acc, mult[r], shift[r], rq.zero, rq.lo, rq.hi);
                 }
         }
     CHECK_MSG(bad == 0, "dw hi %dx%dx%dx%d s%d zy %d edge %d pt %d clip %d: %d wrong", N, C, H, W, S, zy, edge,
               per_tensor, clip, bad);
-    free(xi), free(wi), free(bias), free(mult), free(x), free(w), free(y), free(shift), free(packed), free(scratch);
+    free(sums), free(xi), free(wi), free(bias), free(mult), free(x), free(w), free(y), free(shift);
+    free(packed), free(scratch);
 }
 
 static void test_dw_lanes_hi(void)
