@@ -22,35 +22,56 @@ static O2hConv2d mk(const ConvCase *c)
     return p;
 }
 
+/* the first and last output column whose tap kw reads inside the row
+ * (iw = ow SW - PL + kw DW in [0, W)); last < first when none does */
+static int ref_ow_first(const O2hConv2d *p, int kw)
+{
+    int off = kw * p->DW - p->PL;
+    return off >= 0 ? 0 : (-off + p->SW - 1) / p->SW;
+}
+
+static int ref_ow_last(const O2hConv2d *p, int kw)
+{
+    int off = kw * p->DW - p->PL, last = p->W - 1 - off < 0 ? -1 : (p->W - 1 - off) / p->SW;
+    return last < p->WO - 1 ? last : p->WO - 1;
+}
+
+/* y[n][f] += the plane of x[n][c] under tap (kh, kw) of weight wv: taps in the pads add nothing */
+static void ref_tap(const O2hConv2d *p, const float *xc, double wv, int kh, int kw, double *y)
+{
+    int ow0 = ref_ow_first(p, kw), ow1 = ref_ow_last(p, kw);
+    for (int oh = 0; oh < p->HO; oh++) {
+        int ih = oh * p->SH - p->PT + kh * p->DH;
+        if (ih < 0 || ih >= p->H)
+            continue;
+        ptrdiff_t at = (ptrdiff_t)ih * p->W + kw * p->DW - p->PL;   /* x index of ow = 0 */
+        for (int ow = ow0; ow <= ow1; ow++)
+            y[(size_t)oh * p->WO + ow] += (double)xc[at + (ptrdiff_t)ow * p->SW] * wv;
+    }
+}
+
 static void ref_conv(const O2hConv2d *p, const float *x, const float *w, const float *b,
                      const O2hEpilogue *e, double *y)
 {
     int cg = p->C / p->G, fg = p->F / p->G;
+    size_t plane = (size_t)p->HO * p->WO;
     for (int n = 0; n < p->N; n++)
-        for (int f = 0; f < p->F; f++)
-            for (int oh = 0; oh < p->HO; oh++)
-                for (int ow = 0; ow < p->WO; ow++) {
-                    double s = b ? b[f] : 0.0;
-                    int g = f / fg;
-                    for (int c = 0; c < cg; c++)
-                        for (int kh = 0; kh < p->KH; kh++)
-                            for (int kw = 0; kw < p->KW; kw++) {
-                                int ih = oh * p->SH - p->PT + kh * p->DH;
-                                int iw = ow * p->SW - p->PL + kw * p->DW;
-                                if (ih < 0 || ih >= p->H || iw < 0 || iw >= p->W)
-                                    continue;
-                                s += (double)x[((size_t)(n * p->C + g * cg + c) * p->H + ih) * p->W + iw] *
-                                     w[(((size_t)f * cg + c) * p->KH + kh) * p->KW + kw];
-                            }
-                    size_t o = (((size_t)n * p->F + f) * p->HO + oh) * p->WO + ow;
-                    if (e && e->residual)
-                        s += e->residual[o];
-                    if (e) {
-                        double sl = e->slope ? e->slope[e->n_slope > 1 ? f : 0] : 0.0;
-                        s = rt_ref_act(e->act, e->alpha, e->beta, sl, s);
-                    }
-                    y[o] = s;
-                }
+        for (int f = 0; f < p->F; f++) {
+            double *yf = y + ((size_t)n * p->F + f) * plane;
+            for (size_t i = 0; i < plane; i++)
+                yf[i] = b ? b[f] : 0.0;
+            for (int c = 0; c < cg; c++)
+                for (int kh = 0; kh < p->KH; kh++)
+                    for (int kw = 0; kw < p->KW; kw++)
+                        ref_tap(p, x + ((size_t)n * p->C + f / fg * cg + c) * p->H * p->W,
+                                w[(((size_t)f * cg + c) * p->KH + kh) * p->KW + kw], kh, kw, yf);
+            for (size_t i = 0; e && i < plane; i++) {
+                size_t o = ((size_t)n * p->F + f) * plane + i;
+                double s = yf[i] + (e->residual ? e->residual[o] : 0.0);
+                double sl = e->slope ? e->slope[e->n_slope > 1 ? f : 0] : 0.0;
+                yf[i] = rt_ref_act(e->act, e->alpha, e->beta, sl, s);
+            }
+        }
 }
 
 /* Run one conv case with activation `act` (and residual when res != 0). */
