@@ -1,6 +1,8 @@
 /* test_rt_int_novec.c - the integer kernels' plain-C path (O2H_NO_VEC, as
  * built by compilers without vector extensions) against the same
- * references as test_rt_int.c: both paths must give identical results. */
+ * references as test_rt_int.c: both paths must give identical results.
+ * Built only for targets whose default build has vector integer kernels
+ * (tests/CMakeLists.txt); elsewhere test_rt_int runs the plain path. */
 #define O2H_NO_VEC 1
 #include "../../runtime/rt_int_conv.c"
 #include "../../runtime/rt_int_core.c"
