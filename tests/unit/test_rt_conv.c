@@ -5,6 +5,7 @@
  * and ConvTranspose against direct reference loops in double, with each
  * epilogue kind. */
 #include "test_rt_util.h"
+#include "test_conv_ref.h"
 
 typedef struct {
     int N, C, H, W, F, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, G;
@@ -20,20 +21,6 @@ static O2hConv2d mk(const ConvCase *c)
     p.HO = (c->H + c->PT + c->PB - c->DH * (c->KH - 1) - 1) / c->SH + 1;
     p.WO = (c->W + c->PL + c->PR - c->DW * (c->KW - 1) - 1) / c->SW + 1;
     return p;
-}
-
-/* the first and last output column whose tap kw reads inside the row
- * (iw = ow SW - PL + kw DW in [0, W)); last < first when none does */
-static int ref_ow_first(const O2hConv2d *p, int kw)
-{
-    int off = kw * p->DW - p->PL;
-    return off >= 0 ? 0 : (-off + p->SW - 1) / p->SW;
-}
-
-static int ref_ow_last(const O2hConv2d *p, int kw)
-{
-    int off = kw * p->DW - p->PL, last = p->W - 1 - off < 0 ? -1 : (p->W - 1 - off) / p->SW;
-    return last < p->WO - 1 ? last : p->WO - 1;
 }
 
 /* y[n][f] += the plane of x[n][c] under tap (kh, kw) of weight wv: taps in the pads add nothing */

@@ -16,6 +16,7 @@
 #include "check.h"
 #include "runtime/o2h_rt_int.h"
 #include "runtime/rt_int_internal.h"
+#include "test_conv_ref.h"
 
 /* ------------------------------------------------ references */
 
@@ -282,20 +283,6 @@ static void test_eltwise(void)
 }
 
 /* ------------------------------------------------ convolution */
-
-/* the first and last output column whose tap kw reads inside the row
- * (iw = ow SW - PL + kw DW in [0, W)); last < first when none does */
-static int ref_ow_first(const O2hConv2d *p, int kw)
-{
-    int off = kw * p->DW - p->PL;
-    return off >= 0 ? 0 : (-off + p->SW - 1) / p->SW;
-}
-
-static int ref_ow_last(const O2hConv2d *p, int kw)
-{
-    int off = kw * p->DW - p->PL, last = p->W - 1 - off < 0 ? -1 : (p->W - 1 - off) / p->SW;
-    return last < p->WO - 1 ? last : p->WO - 1;
-}
 
 /* sum over taps of (x - zx) w for every output [n][f][oh][ow], in a fresh
  * array: taps in the pads read zx and add nothing, so they are skipped */
