@@ -572,9 +572,9 @@ void o2h_i8_gemm(const O2hI8Gemm *g)
 #endif
     const O2hRqh *rqh = o2h_i8_rqh(g->rq, g->ch0, per_ch ? g->F : 1, (O2hRqh *)(void *)rqc);
 #if O2H_I8_COLS
-    int fp = (g->F + MR - 1) / MR * MR, tail = g->P % O2H_I8_TW;
-    const int32_t *rql = rqh && tail && tail <= O2H_I8_COLS ? o2h_i8_rql(rqh, per_ch, g->F, fp, (int32_t *)(void *)rqv)
-                                                           : NULL;
+    int fp = (g->F + MR - 1) / MR * MR, tail = g->P % O2H_I8_TW;   /* rql only where a pass of 16 (8) channels fits */
+    int lanes = rqh && tail && tail <= O2H_I8_COLS && fp >= (tail <= 2 ? 16 : 8);
+    const int32_t *rql = lanes ? o2h_i8_rql(rqh, per_ch, g->F, fp, (int32_t *)(void *)rqv) : NULL;
     const O2hI8Run u = {wp, bias, blk, rqc, rqv, rqh, kg, per_ch, rql, fp};
 #else
     const O2hI8Run u = {wp, bias, blk, rqc, rqv, rqh, kg, per_ch};
