@@ -325,6 +325,15 @@ O2H_I_INLINE __m256i o2h_rqh32(__m256i a, const O2hRqh *h)
     return o2h_rq32s(a, _mm256_set1_epi32(h->m), _mm256_set1_epi32(h->rnd), _mm_cvtsi32_si128(h->s));
 }
 
+/* bytes 8-15 of v to y (any alignment): one movhpd, as _mm_storeh_pd,
+ * whose double store GCC's UBSan takes as needing 8-byte alignment */
+typedef double o2h_f64u __attribute__((aligned(1), may_alias));
+O2H_I_INLINE void o2h_storeh(int8_t *y, __m128i v)
+{
+    __m128d d = _mm_castsi128_pd(v);
+    *(o2h_f64u *)(void *)y = _mm_cvtsd_f64(_mm_unpackhi_pd(d, d));
+}
+
 /* A full tile of four rows x 24 outputs (a[r][v], rows' constants
  * h[r * step]) to rows y + r ldy: the twelve vectors narrowed four at a
  * time across rows (rows 0 | 1, 1 | 2, 2 | 3 share a pack) instead of
@@ -342,11 +351,11 @@ O2H_I_INLINE void o2h_rqh_store43(__m256i a[4][3], const O2hRqh *h, int step, in
     int8_t *y1 = y + ldy, *y2 = y1 + ldy, *y3 = y2 + ldy;
     _mm_storeu_si128((__m128i *)(void *)y, _mm256_castsi256_si128(g0));
     _mm_storel_epi64((__m128i *)(void *)(y + 16), g0h);
-    _mm_storeh_pd((double *)(void *)y1, _mm_castsi128_pd(g0h));
+    o2h_storeh(y1, g0h);
     _mm_storeu_si128((__m128i *)(void *)(y1 + 8), _mm256_castsi256_si128(g1));
     _mm_storeu_si128((__m128i *)(void *)y2, _mm256_extracti128_si256(g1, 1));
     _mm_storel_epi64((__m128i *)(void *)(y2 + 16), g2l);
-    _mm_storeh_pd((double *)(void *)y3, _mm_castsi128_pd(g2l));
+    o2h_storeh(y3, g2l);
     _mm_storeu_si128((__m128i *)(void *)(y3 + 8), _mm256_extracti128_si256(g2, 1));
 }
 
