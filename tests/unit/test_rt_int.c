@@ -1099,6 +1099,20 @@ static void test_rq_sweep(void)
             rq_sweep_case(ms[j], edge[i][0], edge[i][1], -128, 127);
 }
 
+/* The bias in [lo_b, hi_b] one below target's rounding step: rq(bias) +
+ * zero < target <= rq(bias + 1) + zero, unless a bound stops the search
+ * (the outputs at the int32 ends). */
+static int32_t bias_below_step(int32_t target, int32_t m, int sh, int32_t zero, int32_t lo_b, int32_t hi_b)
+{
+    double b = ((double)target - zero - 0.5) * (ldexp(1.0, sh) / m);
+    int64_t bi = b > hi_b ? hi_b : b < lo_b ? lo_b : (int64_t)b;
+    while (bi > lo_b && ref_rq(bi, m, sh) + zero >= target)
+        bi--;
+    while (bi < hi_b && ref_rq(bi + 1, m, sh) + zero < target)
+        bi++;
+    return (int32_t)bi;
+}
+
 /* The K = 1 panel product y = rq(bias[f] + w[f] x[p]) with weights 1:
  * the count of outputs that differ from the reference rule. */
 static int pw_k1_bad(int F, int P, const int32_t *m, const uint8_t *sh, int per_ch, int32_t zero, int32_t lo,
@@ -1137,15 +1151,8 @@ static int pw_rq_run(int F, int P, const int32_t *m, const uint8_t *sh, int per_
     for (int p = 0; p < P; p++)
         x[p] = (int8_t)(p % 256 - 128);
     for (int f = 0; f < F; f++) {
-        int r = per_ch ? f : 0;
-        double step = ldexp(1.0, sh[r]) / m[r];
-        double b = ((double)target[f] - zero - 0.5) * step;
-        int64_t bi = b > INT32_MAX - 127.0 ? INT32_MAX - 127 : b < INT32_MIN + 128.0 ? INT32_MIN + 128 : (int64_t)b;
-        while (bi > INT32_MIN + 128 && ref_rq(bi, m[r], sh[r]) + zero >= target[f])
-            bi--;
-        while (bi < INT32_MAX - 127 && ref_rq(bi + 1, m[r], sh[r]) + zero < target[f])
-            bi++;
-        bias[f] = (int32_t)bi;   /* acc = bias + 1 is the first with output >= target */
+        int r = per_ch ? f : 0;   /* acc = bias + 1 is the first with output >= target */
+        bias[f] = bias_below_step(target[f], m[r], sh[r], zero, INT32_MIN + 128, INT32_MAX - 127);
         w[f] = 1;
     }
     int bad = pw_k1_bad(F, P, m, sh, per_ch, zero, lo, hi, w, bias, x, y);
@@ -1204,13 +1211,7 @@ static int pw_rqh_run(int F, int P, const int32_t *m, const uint8_t *sh, int per
     for (int f = 0; f < F; f++) {
         int r = per_ch ? f : 0;
         int32_t target = f % 11 == 7 ? INT32_MIN : f % 11 == 8 ? INT32_MAX : rnd_in(lo - 1, hi + 1);
-        double b = ((double)target - zero - 0.5) * (ldexp(1.0, sh[r]) / m[r]);
-        int64_t bi = b > INT32_MAX - 3.0 ? INT32_MAX - 3 : b < INT32_MIN + 2.0 ? INT32_MIN + 2 : (int64_t)b;
-        while (bi > INT32_MIN + 2 && ref_rq(bi, m[r], sh[r]) + zero >= target)
-            bi--;
-        while (bi < INT32_MAX - 3 && ref_rq(bi + 1, m[r], sh[r]) + zero < target)
-            bi++;
-        bias[f] = (int32_t)bi;
+        bias[f] = bias_below_step(target, m[r], sh[r], zero, INT32_MIN + 2, INT32_MAX - 3);
         w[f] = 1;
     }
     int bad = pw_k1_bad(F, P, m, sh, per_ch, zero, lo, hi, w, bias, x, y);
@@ -1242,16 +1243,24 @@ static void pw_rqh_case(int sh0, int32_t zero, int32_t lo, int32_t hi)
         }
 }
 
-static void test_pw_rqh(void)
+/* one(sh0, zero, lo, hi) for every shift 33..62 with a random zero point
+ * and int8, clamped and ReLU outputs, then n_mixed times with shifts mixed
+ * per channel (sh0 = 0) and int8 or clamped outputs */
+static void pw_shift_sweep(void (*one)(int, int32_t, int32_t, int32_t), int n_mixed)
 {
     for (int sh = 33; sh <= 62; sh++) {
         int32_t z = rnd_in(-128, 127);
-        pw_rqh_case(sh, z, -128, 127);
-        pw_rqh_case(sh, z, -20, 90);
-        pw_rqh_case(sh, z, z, 127);
+        one(sh, z, -128, 127);
+        one(sh, z, -20, 90);
+        one(sh, z, z, 127);
     }
-    for (int i = 0; i < 8; i++)
-        pw_rqh_case(0, rnd_in(-128, 127), i % 2 ? -128 : -7, i % 2 ? 127 : 100);
+    for (int i = 0; i < n_mixed; i++)
+        one(0, rnd_in(-128, 127), i % 2 ? -128 : -7, i % 2 ? 127 : 100);
+}
+
+static void test_pw_rqh(void)
+{
+    pw_shift_sweep(pw_rqh_case, 8);
     static const int edge[][2] = {{62, 0}, {62, 1}, {62, -1}, {62, -2}, {61, 2}, {61, -3}, {60, 3}, {60, 4},
                                   {60, -4}, {60, -5}, {33, 127}, {33, -128}};
     for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
@@ -1282,13 +1291,7 @@ static int pw_edge_run(int F, int P, int sh0, int32_t zero, int32_t lo, int32_t 
         for (int f = 0; f < F; f++) {
             int r = per_ch ? f : 0;
             int32_t target = f == 5 ? INT32_MIN : f == 6 ? INT32_MAX : rnd_in(lo - 1, hi + 1);
-            double b = ((double)target - zero - 0.5) * (ldexp(1.0, sh[r]) / m[r]);
-            int64_t bi = b > INT32_MAX - 3.0 ? INT32_MAX - 3 : b < INT32_MIN + 2.0 ? INT32_MIN + 2 : (int64_t)b;
-            while (bi > INT32_MIN + 2 && ref_rq(bi, m[r], sh[r]) + zero >= target)
-                bi--;
-            while (bi < INT32_MAX - 3 && ref_rq(bi + 1, m[r], sh[r]) + zero < target)
-                bi++;
-            bias[f] = (int32_t)bi;
+            bias[f] = bias_below_step(target, m[r], sh[r], zero, INT32_MIN + 2, INT32_MAX - 3);
         }
         bad += pw_k1_bad(F, P, m, sh, per_ch, zero, lo, hi, w, bias, x, y);
     }
@@ -1314,14 +1317,7 @@ static void pw_tile43_case(int sh0, int32_t zero, int32_t lo, int32_t hi)
 
 static void test_pw_tile43(void)
 {
-    for (int sh = 33; sh <= 62; sh++) {
-        int32_t z = rnd_in(-128, 127);
-        pw_tile43_case(sh, z, -128, 127);
-        pw_tile43_case(sh, z, -20, 90);
-        pw_tile43_case(sh, z, z, 127);
-    }
-    for (int i = 0; i < 6; i++)
-        pw_tile43_case(0, rnd_in(-128, 127), i % 2 ? -128 : -7, i % 2 ? 127 : 100);
+    pw_shift_sweep(pw_tile43_case, 6);
     /* short reductions through the same tiles: K 1..40 on 1..3 full blocks and a tail */
     static const int hw[][2] = {{1, 24}, {2, 24}, {3, 24}, {7, 7}, {4, 13}};
     for (int K = 1; K <= 40; K++)
@@ -1347,14 +1343,7 @@ static void pw_lanes_case(int sh0, int32_t zero, int32_t lo, int32_t hi)
 
 static void test_pw_cols_lanes(void)
 {
-    for (int sh = 33; sh <= 62; sh++) {
-        int32_t z = rnd_in(-128, 127);
-        pw_lanes_case(sh, z, -128, 127);
-        pw_lanes_case(sh, z, -20, 90);
-        pw_lanes_case(sh, z, z, 127);
-    }
-    for (int i = 0; i < 8; i++)
-        pw_lanes_case(0, rnd_in(-128, 127), i % 2 ? -128 : -7, i % 2 ? 127 : 100);
+    pw_shift_sweep(pw_lanes_case, 8);
 }
 
 /* The last pixel block of 1..4 pixels with channels in lanes (AVX2): two
