@@ -377,8 +377,8 @@ static void o2h_i8_tile_nv(int nv, int kg, const unsigned char *b, const unsigne
         o2h_i8_tile(1, kg, b, w, bias, o);
 }
 
-/* One panel of MR channels from f0 over the block at p0 (np pixels, nv vectors). */
-static void o2h_i8_panel(const O2hI8Gemm *g, const O2hI8Run *u, int f0, int p0, int np, int nv)
+/* Where the tile of the panel of MR channels from f0 over np pixels at p0 puts its outputs. */
+O2H_I_INLINE O2hI8Out o2h_i8_out(const O2hI8Gemm *g, const O2hI8Run *u, int f0, int p0, int np)
 {
     enum { MR = O2H_I8_MR };
     int sel = u->per_ch ? f0 : 0;
@@ -388,6 +388,13 @@ static void o2h_i8_panel(const O2hI8Gemm *g, const O2hI8Run *u, int f0, int p0, 
                   u->rqh ? u->rqh + sel : NULL,
 #endif
                   u->per_ch};
+    return o;
+}
+
+/* One panel of MR channels from f0 over the block at p0 (np pixels, nv vectors). */
+static void o2h_i8_panel(const O2hI8Gemm *g, const O2hI8Run *u, int f0, int p0, int np, int nv)
+{
+    O2hI8Out o = o2h_i8_out(g, u, f0, p0, np);
     o2h_i8_tile_nv(nv, u->kg, u->blk, u->wp + (size_t)f0 * u->kg * O2H_I8_G * O2H_I8_ES, u->bias + f0, &o);
 }
 
@@ -399,9 +406,7 @@ static void o2h_i8_block_full(const O2hI8Gemm *g, const O2hI8Run *u, int p0)
     const size_t ps = (size_t)u->kg * MR * O2H_I8_G * O2H_I8_ES;
     const unsigned char *w = u->wp;
     for (int f0 = 0; f0 < g->F; f0 += MR, w += ps) {
-        int sel = u->per_ch ? f0 : 0;
-        O2hI8Out o = {g->y + (int64_t)f0 * g->ldy + p0, g->ldy, O2H_I8_TW, g->F - f0 < MR ? g->F - f0 : MR,
-                      u->rqc + sel, u->rqv + sel, u->rqh ? u->rqh + sel : NULL, u->per_ch};
+        O2hI8Out o = o2h_i8_out(g, u, f0, p0, O2H_I8_TW);
         o2h_i8_tile(O2H_I8_NV, u->kg, u->blk, w, u->bias + f0, &o);
     }
 }
