@@ -260,12 +260,17 @@ O2H_I_INLINE __m128i o2h_dwi_load(const O2hDwi *f, int64_t i)
     return o2h_dwi_load_edge(f, i);
 }
 
+/* all ones in the lanes whose input column (col + c) is inside the row */
+O2H_I_INLINE __m256i o2h_dwi_in(const O2hDwi *f, __m256i col, int c)
+{
+    __m256i u = _mm256_add_epi16(col, _mm256_set1_epi16((short)c));
+    return _mm256_cmpeq_epi16(_mm256_min_epu16(u, f->wm1), u);
+}
+
 /* v - x_zero, lanes whose input column (col + c) is outside the row 0 */
 O2H_I_INLINE __m256i o2h_dwi_edge(const O2hDwi *f, __m256i v, __m256i col, int c)
 {
-    __m256i u = _mm256_add_epi16(col, _mm256_set1_epi16((short)c));
-    __m256i in = _mm256_cmpeq_epi16(_mm256_min_epu16(u, f->wm1), u);
-    return _mm256_and_si256(_mm256_sub_epi16(v, f->z16), in);
+    return _mm256_and_si256(_mm256_sub_epi16(v, f->z16), o2h_dwi_in(f, col, c));
 }
 
 /* Input row xi (tensor index of its column 0) as padded row v of the
@@ -307,14 +312,55 @@ static void o2h_dwi_row(const O2hConv2d *p, const O2hDwi *f, int64_t xi, int v, 
     }
 }
 
+/* Most vectors a row of the plane-wide fill (o2h_dwi_fill) */
+#define O2H_DWI_FILL_VECS 16
+
+/* Row v of a plane whose vectors (nv of them, 16 int16 each) all load
+ * inside the tensor from x (the row's column -PL): straight loads, each
+ * vector ANDed with its pad mask m[k]. */
+O2H_I_INLINE void o2h_dwi_row_in(int s1, int nv, const int8_t *x, const __m256i *m, __m256i z, int16_t *d)
+{
+    if (s1) {
+        for (int k = 0; k < nv; k += 2) {
+            __m128i b0 = _mm_loadu_si128((const __m128i *)(const void *)(x + 8 * k));
+            __m128i b1 = _mm_loadu_si128((const __m128i *)(const void *)(x + 8 * k + 1));
+            __m256i lo = _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(b0, b1)), z);
+            __m256i hi = _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_unpackhi_epi8(b0, b1)), z);
+            _mm256_storeu_si256((__m256i *)(void *)(d + 16 * k), _mm256_and_si256(lo, m[k]));
+            _mm256_storeu_si256((__m256i *)(void *)(d + 16 * k + 16), _mm256_and_si256(hi, m[k + 1]));
+        }
+        return;
+    }
+    for (int k = 0; k < nv; k++) {
+        __m256i r = _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(x + 16 * k))), z);
+        _mm256_storeu_si256((__m256i *)(void *)(d + 16 * k), _mm256_and_si256(r, m[k]));
+    }
+}
+
 /* The input rows of plane xi (tensor index) into buf; pad rows stay 0 as
  * zeroed at the start of the call (the rows' overrun into them is masked
- * pad lanes, 0 too). */
+ * pad lanes, 0 too). Rows of up to O2H_DWI_FILL_VECS vectors take one
+ * loop for the plane with the pad masks built once, except where a load
+ * would leave the tensor (its first and last rows): per row, the set-up
+ * of o2h_dwi_row had cost more than its 8 vectors (MobileNetV2, 112x112
+ * stride 2: the fill took 0.12 of the layer's 0.19 ms). */
 static void o2h_dwi_fill(const O2hConv2d *p, const O2hDwi *f, int64_t xi, int32_t *buf)
 {
     int end = p->H + p->PT < (p->HO - 1) * p->SH + 3 ? p->H + p->PT : (p->HO - 1) * p->SH + 3;
-    for (int v = p->PT; v < end; v++)
-        o2h_dwi_row(p, f, xi + (int64_t)(v - p->PT) * p->W, v, buf);
+    int s1 = p->SW == 1, nv = s1 ? (f->L + 15) / 16 * 2 : (2 * f->L + 15) / 16;
+    int64_t span = s1 ? 8 * (nv - 2) + 17 : 16 * nv;   /* bytes a row's loads read from its column -PL */
+    __m256i m[O2H_DWI_FILL_VECS];
+    for (int k = 0; k < nv && nv <= O2H_DWI_FILL_VECS; k++)
+        m[k] = o2h_dwi_in(f, f->col[s1 ? k & 1 : 0], s1 ? 8 * (k & ~1) : 16 * k);
+    for (int v = p->PT; v < end; v++) {
+        int64_t i = xi + (int64_t)(v - p->PT) * p->W - p->PL;
+        if (nv > O2H_DWI_FILL_VECS || i < 0 || i + span > f->len) {
+            o2h_dwi_row(p, f, i + p->PL, v, buf);
+            continue;
+        }
+        int32_t *d = s1 ? buf + (size_t)v * f->L : buf + (size_t)(v & 1) * f->ph + (size_t)(v >> 1) * f->L;
+        o2h_dwi_row_in(s1, nv, f->x + i, m, f->z16, (int16_t *)(void *)d);
+    }
 }
 
 /* 8 sums of flat outputs at buf (two chains) plus the bias */

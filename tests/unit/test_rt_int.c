@@ -741,7 +741,8 @@ static void test_dw_shifts(void)
 /* 3x3 depthwise of stride 1 and 2 on the int16 pair form's shapes (AVX2:
  * stride 2 on planes over 28x28, stride 1 over 56x56): every width 1..40
  * (tall planes, so widths off the vectors of 8 and 16 and the 16-column
- * fill vectors), planes of 1 to 3 rows, every pad 0 to 2 on each side,
+ * fill vectors), widths either side of the most vectors a row the
+ * plane-wide fill takes, planes of 1 to 3 rows, every pad 0 to 2 on each side,
  * batch 2, per-channel and per-tensor requantization, shifts below 3 (the
  * scalar rule), a Relu or clip, and fills: random, random extremes, and
  * the largest |x - x_zero| = 255 against |w| = 128 of both signs (x_zero
@@ -831,6 +832,9 @@ static void test_dw_pairs(void)
         for (int S = 1; S <= 2; S++)
             dw_pair_case(1 + (int)i % 2, 3, tiny[i][0], tiny[i][1], S, pads[(i * 17 + (size_t)S) % 81], (int)i % 4,
                          (int)i % 2, S == 2);
+    for (int W = 125; W <= 258; W += W == 129 ? 124 : 1)   /* rows either side of the plane-wide fill's 16 vectors */
+        for (int S = 1; S <= 2; S++)
+            dw_pair_case(1, 2, 3137 / W + 2 + W % 3, W, S, pads[(W * 5 + S) % 81], W % 4, W % 2, S == 1);
     for (int fill = DWP_RANDOM; fill <= DWP_NEG; fill++)
         for (int S = 1; S <= 2; S++) {
             static const int one[4] = {1, 1, 1, 1}, same[4] = {0, 0, 1, 1};
@@ -879,6 +883,9 @@ static void test_dw_lanes(void)
         for (int S = 1; S <= 2; S++)
             dw_pair_case(1 + i % 2, 8 + i % 11, S == 1 ? 15 + i % 7 : 3 + i % 9, S == 1 ? 14 + i % 5 : 2 + i % 13, S,
                          pads[i], i % 4, i % 5 == 0, i % 3 == 0);
+    for (int W = 125; W <= 258; W += W == 129 ? 124 : 1)   /* rows either side of the plane-wide fill's 16 vectors */
+        for (int S = 1; S <= 2; S++)
+            dw_pair_case(1, 2, 3137 / W + 2 + W % 3, W, S, pads[(W * 5 + S) % 81], W % 4, W % 2, S == 1);
     for (int fill = DWP_RANDOM; fill <= DWP_NEG; fill++)
         for (int S = 1; S <= 2; S++) {
             static const int one[4] = {1, 1, 1, 1}, same[4] = {0, 0, 1, 1};
