@@ -8,10 +8,10 @@
  *    dilation are in the byte indices), so a 5x5 filter is 5 x 2 loads,
  *    vpermb and vpdpbusd per 16 outputs, requantized in registers;
  *  - AVX2, 3x3 of stride 2 on planes over 28x28 and of stride 1 over
- *    56x56: int16 (x - x_zero) planes of horizontal tap pairs, one
+ *    32x32: int16 (x - x_zero) planes of horizontal tap pairs, one
  *    vpmaddwd for two taps of 8 outputs (o2h_dwi_*);
  *  - AVX2, 3x3 of stride 2 on smaller planes and of stride 1 on planes
- *    up to 56x56: channels in lanes, 8 per vector, on a padded block of
+ *    up to 32x32: channels in lanes, 8 per vector, on a padded block of
  *    int16 tap pairs and vpmaddwd (stride 1) or of float x and FMAs
  *    (stride 2), per-lane requantization (o2h_dwl_*);
  *  - everywhere else, the taps run through the float depthwise kernel
@@ -173,10 +173,12 @@ static O2hConv2d o2h_dw_chunk_desc(const O2hConv2d *p, int n)
 #define O2H_DWI 1
 #endif
 
-/* Input planes above which the form is faster than the float one:
- * MobileNetV2 at x86-64-v3, stride 2 112x112 0.78x the time, 56x56
- * 0.84x, 28x28 1.08x; stride 1 112x112 0.93x, 56x56 1.05x. */
-#define O2H_DWI_MIN_PIX_S1 3136
+/* Input planes above which the form is faster than the others: at
+ * x86-64-v3, stride 2 112x112 0.78x the time of the float kernel, 56x56
+ * 0.84x, 28x28 1.08x (MobileNetV2); stride 1, against the channels-in-
+ * lanes form (144 channels, one call, since the plane-wide row fill):
+ * 56x56 0.86x, 36x36 0.92x, 32x32 0.99x, 28x28 1.07x. */
+#define O2H_DWI_MIN_PIX_S1 1024
 #define O2H_DWI_MIN_PIX_S2 784
 
 static int o2h_dwi_ok(const O2hConv2d *p)
@@ -465,9 +467,9 @@ static void o2h_dwi_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq
 #endif
 
 /* AVX2 3x3, stride 1 or 2, on the planes the pair form leaves (up to
- * 56x56): channels in lanes. Such planes are short rows (7 to 56 outputs)
- * in vectors of pixels, so per plane set-up and partial vectors cost more
- * than the taps; with 8 channels per vector every lane is used whatever
+ * 32x32 and 28x28): channels in lanes. Such planes are short rows (7 to
+ * 32 outputs) in vectors of pixels, so per plane set-up and partial
+ * vectors cost more than the taps; with 8 channels per vector every lane is used whatever
  * the width. Per group of 8 channels:
  *  - the planes become one padded block [HB][WB][8], 8 rows of 8 bytes
  *    at a time turned by one 8x8 byte transpose:
@@ -491,8 +493,7 @@ static void o2h_dwi_run(const O2hConv2d *p, int32_t x_zero, const O2hRequant *rq
  * row or the block's slack and their bytes are overwritten by the next
  * row or land in slack.
  * Taken on every plane it gets: stride 2 28x28 and 14x14 0.67x the time
- * of the float kernel; stride 1 56x56 0.96x and 28x28 0.83x with the
- * float block, 14x14 0.97x and 7x7 0.74x with the int16 pairs (where the
+ * of the float kernel; stride 1 28x28 0.83x with the float block, 14x14 0.97x and 7x7 0.74x with the int16 pairs (where the
  * float block had measured 1.00x and 1.04x). */
 static int o2h_dwl_ok(const O2hConv2d *p)
 {
