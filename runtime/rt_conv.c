@@ -320,7 +320,8 @@ size_t o2h_conv2d_scratch_size(const O2hConv2d *p)
     case O2H_CONV_SMALLC:
         return o2h_smallc_floats(p);
     case O2H_CONV_GEMM1X1:
-        break;
+        return o2h_gemm_bpack_size(p->F / p->G, p->HO * p->WO, p->C / p->G,
+                                   (ptrdiff_t)p->H * p->W);
     }
     return s;
 }
@@ -412,7 +413,7 @@ static void o2h_conv_gemm(const O2hConv2d *p, const float *x, const float *w, co
             const float *wg = w + g * per;
             if (path == O2H_CONV_GEMM1X1) {
                 o2h_gemm_core(fg, (int)hwo, k, wg, xg, (ptrdiff_t)hw, y + yoff,
-                              (ptrdiff_t)hwo, &ep);
+                              (ptrdiff_t)hwo, &ep, scratch);
                 continue;
             }
             for (int n0 = 0; n0 < (int)hwo; n0 += nc) {
@@ -421,7 +422,8 @@ static void o2h_conv_gemm(const O2hConv2d *p, const float *x, const float *w, co
                 if (ec.res)
                     ec.res += n0;
                 o2h_im2col(p, xg, n0, len, nc, scratch);
-                o2h_gemm_core(fg, len, k, wg, scratch, nc, y + yoff + n0, (ptrdiff_t)hwo, &ec);
+                o2h_gemm_core(fg, len, k, wg, scratch, nc, y + yoff + n0, (ptrdiff_t)hwo, &ec,
+                              NULL);
             }
         }
 }
@@ -2222,7 +2224,7 @@ static void o2h_conv_wino(const O2hConv2d *p, const float *x, const float *w, co
             }
             for (int xi = 0; xi < 16; xi++)
                 o2h_gemm_core(F, np, C, w + (size_t)xi * per, v + (size_t)xi * vs, g.ld,
-                              m + (size_t)xi * ms, g.ld, &ep);
+                              m + (size_t)xi * ms, g.ld, &ep, NULL);
             for (int f = 0; f < F; f++) {
                 float b = bias ? bias[f] : 0.0f;
                 for (int ty = ty0; ty < ty1; ty++) {

@@ -238,9 +238,12 @@ typedef struct {
 /* C[M][N] (row stride ldc) = epi(A * B).
  * ap: A packed by o2h_gemm_pack_a_panels (MR-row panels, K-block major).
  * b:  B row-major [K][N] with row stride ldb (read only within N columns).
+ * bpack: NULL, or o2h_gemm_bpack_size(M, N, K, ldb) floats the K blocks of
+ * B are copied to when that is faster (AVX2 builds).
  * Uses about (KC*NR + KC*MR) floats of stack for ragged tiles. */
 void o2h_gemm_core(int M, int N, int K, const float *ap, const float *b, ptrdiff_t ldb,
-                   float *c, ptrdiff_t ldc, const O2hTileEpi *ep);
+                   float *c, ptrdiff_t ldc, const O2hTileEpi *ep, float *bpack);
+size_t o2h_gemm_bpack_size(int M, int N, int K, ptrdiff_t ldb);
 /* Same with K = nseg * seglen rows of B in segments: row r of segment s at
  * b + seg[s] + r*ldb (a conv's taps over shifted views of one input). */
 void o2h_gemm_core_seg(int M, int N, int nseg, int seglen, const float *ap, const float *b,

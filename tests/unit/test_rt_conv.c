@@ -224,6 +224,33 @@ static void test_fewpix(void)
         run_all_epilogues("fewpix", &cs[i]);
 }
 
+/* Pointwise convs that AVX2 builds run on B copied into contiguous tiles
+ * per K block (128 or more channels, maps under 16x16; see
+ * o2h_bpack_wanted): a ragged last tile zero-padded in the copy, K blocks,
+ * two column blocks with a column tail left in place, batch and groups.
+ * Other builds take the in-place paths on the same cases. */
+static void test_bpack(void)
+{
+    ConvCase cs[] = {
+        {1, 40, 11, 11, 130, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* 121 = 7 tiles + 9 */
+        {1, 300, 9, 9, 130, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   /* K blocks, 81 = 80 + 1 */
+        {2, 24, 6, 6, 200, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},    /* 36 = 32 + 4 */
+        {1, 32, 7, 7, 256, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2},    /* groups of 128 */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("bpack", &cs[i]);
+    /* 520 channels: column blocks of 112, the second 84 columns; at 11x11
+     * the 9 columns left join the first block (121 columns copied) */
+    ConvCase blocks[] = {
+        {1, 64, 14, 14, 520, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 64, 11, 11, 520, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+        run_conv("bpack-blocks", &blocks[i], O2H_ACT_RELU, 1, 1);
+        run_conv("bpack-blocks", &blocks[i], O2H_ACT_PRELU, 0, 0);
+    }
+}
+
 /* Column tails of 1..4 columns summed by groups of up to 16 row panels
  * (two panels a vector with AVX-512): 31 full panels and a ragged one
  * (groups of 16, 8, 4, 2, 1), odd K, K blocks, and both loop orders. */
@@ -536,6 +563,7 @@ int main(void)
     test_direct();
     test_winograd();
     test_fewpix();
+    test_bpack();
     test_tail_groups();
     test_depthwise();
     test_depthwise_lanes();
