@@ -372,6 +372,7 @@ static const char pool_code[] =
     "        g_pool = heap;\n"
     "#endif\n    }\n"
     "    g_scratch = g_pool + off;\n"
+    "    o2h_advise_huge(g_pool, g_pool_floats * sizeof(float));\n"
     "    return O2H_OK;\n}\n\n"
     "size_t model_pool_floats(void)\n{\n    return g_pool_floats;\n}\n\n";
 
@@ -407,6 +408,7 @@ static const char arena_place_code[] =
     "static int arena_place(void)\n{\n"
     "    if (!g_arena && !(g_arena = heap_block(MODEL_ARENA_BYTES)))\n"
     "        return O2H_ERR_NOMEM;\n"
+    "    o2h_advise_huge(g_arena, MODEL_ARENA_BYTES);\n"
     "    return O2H_OK;\n}\n\n";
 
 static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pack_body)
@@ -417,6 +419,8 @@ static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pa
     if (arena)
         fputs(arena_place_code, f);
     const char *first = arena ? "    if (arena_place() != O2H_OK)\n        return O2H_ERR_NOMEM;\n" : "";
+    if (!heap && h->plan.arena_bytes > 0)
+        first = "    o2h_advise_huge(g_arena, sizeof g_arena);\n";
     if (h->n_kslots == 0) {   /* no conv/gemm: no pool */
         fprintf(f, "size_t model_pool_floats(void)\n{\n    return 0;\n}\n\n"
                    "static int model_prepare(void)\n{\n%s    return O2H_OK;\n}\n\n", first);
@@ -458,7 +462,8 @@ static void write_init(CgHost *h, FILE *f, const char *init_body, const char *pa
     fputs("int model_init_file(const char *path)\n{\n", f);
     if (heap)
         fputs("    if (!g_file && !(g_file = heap_block(24 + MODEL_BLOB_BYTES)))\n        return O2H_ERR_NOMEM;\n", f);
-    fputs("    FILE *f = fopen(path, \"rb\");\n"
+    fputs("    o2h_advise_huge(g_file, 24 + MODEL_BLOB_BYTES);\n"
+          "    FILE *f = fopen(path, \"rb\");\n"
           "    if (!f)\n        return O2H_ERR_IO;\n"
           "    g_ready = 0;\n"
           "    size_t n = fread(g_file + 24, 1, MODEL_BLOB_BYTES, f);\n"

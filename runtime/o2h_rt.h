@@ -248,6 +248,13 @@ O2hStatus o2h_blob_check(const void *buf, size_t len, uint64_t layout_hash,
 double o2h_now_ms(void);   /* wall clock */
 double o2h_cpu_ms(void);   /* CPU time of the process */
 
+/* ------------------------------------------------------------- memory */
+/* Ask for transparent huge pages on the whole 2 MB pages inside
+ * [p, p + bytes), before they are first written (Linux; a no-op elsewhere). */
+void o2h_advise_huge(void *p, size_t bytes);
+/* The whole 2 MB pages inside [p, p + bytes): bytes from *lo (0: none). */
+size_t o2h_huge_span(const void *p, size_t bytes, uintptr_t *lo);
+
 #ifdef __cplusplus
 }
 #endif

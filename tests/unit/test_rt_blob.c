@@ -1,6 +1,7 @@
 /* test_rt_blob.c - CRC32 and FNV-1a check values, every rejection of
  * o2h_blob_check (magic, version, layout hash, size, CRC, truncation), the
- * status strings, and that the clock moves forward. */
+ * status strings, that the clock moves forward, and the huge-page span
+ * o2h_advise_huge advises (whole 2 MB pages, never outside the buffer). */
 #include "test_rt_util.h"
 
 static void put32(unsigned char *p, uint32_t v)
@@ -102,10 +103,52 @@ static void test_status_and_time(void)
     CHECK(t1 - t0 < 60000.0);
 }
 
+/* span(p, bytes): the whole 2 MB pages inside the buffer, checked against
+ * the expected start and length and for staying inside it */
+static void check_span(uintptr_t p, size_t bytes, uintptr_t want_lo, size_t want_n)
+{
+    const uintptr_t H = (uintptr_t)2 << 20;
+    uintptr_t lo = 0;
+    size_t n = o2h_huge_span((const void *)p, bytes, &lo);
+    CHECK_MSG(n == want_n, "span(%#lx, %zu): %zu bytes, want %zu", (unsigned long)p, bytes, n, want_n);
+    if (n > 0) {
+        CHECK_MSG(lo == want_lo, "span(%#lx, %zu) from %#lx", (unsigned long)p, bytes, (unsigned long)lo);
+        CHECK(lo % H == 0 && n % H == 0 && lo >= p && lo + n <= p + bytes);
+    }
+}
+
+static void test_huge_span(void)
+{
+    const uintptr_t M = (uintptr_t)1 << 20;
+    check_span(0x1000, 6 * M, 2 * M, 4 * M);        /* unaligned: the 2 pages inside */
+    check_span(2 * M, 2 * M, 2 * M, 2 * M);          /* exactly one page */
+    check_span(2 * M, 2 * M - 1, 0, 0);              /* one byte short */
+    check_span(2 * M + 64, 2 * M, 0, 0);             /* straddles two pages */
+    check_span(2 * M + 64, 4 * M, 4 * M, 2 * M);
+    check_span(4 * M, 0, 0, 0);
+    check_span(0, 8 * M, 0, 0);                      /* NULL */
+    check_span(UINTPTR_MAX - M, 4 * M, 0, 0);        /* wraps around */
+    /* a real buffer: the advice leaves its contents alone */
+    size_t n = 5 * M;
+    unsigned char *b = malloc(n);
+    CHECK(b != NULL);
+    if (!b)
+        return;
+    for (size_t i = 0; i < n; i += 4096)
+        b[i] = (unsigned char)(i >> 12);
+    o2h_advise_huge(b, n);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i += 4096)
+        bad += b[i] != (unsigned char)(i >> 12);
+    CHECK_EQ_INT((int)bad, 0);
+    free(b);
+}
+
 int main(void)
 {
     test_hashes();
     test_blob_check();
     test_status_and_time();
+    test_huge_span();
     return check_done();
 }
