@@ -318,7 +318,12 @@ O2H_I_INLINE void o2h_i8_tile(int nv, int kg, const unsigned char *restrict b, c
         O2H_I_UNROLL for (int v = 0; v < nv; v++) acc[r][v] = O2H_ISET1(bias[r]);
     for (int k = 0; k < kg; k++) {
         o2h_ix x[O2H_I8_NV];
-        O2H_I_UNROLL for (int v = 0; v < nv; v++) x[v] = O2H_IXLOAD(b + v * O2H_I8_STEP);
+        O2H_I_UNROLL for (int v = 0; v < nv; v++)
+        {
+            x[v] = O2H_IXLOAD(b + v * O2H_I8_STEP);
+            if (v < O2H_I8_XPIN)
+                O2H_IPIN(x[v]);
+        }
         O2H_I_UNROLL for (int r = 0; r < O2H_I8_MR; r++)
         {
             o2h_iw wv = O2H_IWLOAD(w + r * O2H_I8_G * O2H_I8_ES);

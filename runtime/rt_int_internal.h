@@ -176,11 +176,22 @@ typedef __m512i o2h_iw;
 #define O2H_IDOT(a, x, w) _mm512_add_epi32((a), _mm512_madd_epi16((x), (w)))
 #define O2H_ISTORE(p, a) _mm512_storeu_si512((p), (a))
 #elif O2H_I8 == O2H_I8_MADD256
+/* The 4x3 tile needs 17 ymm registers to hold its 3 x vectors (12 sums,
+ * the weight pair, a product before its add), one more than there are;
+ * loading 2 and reading the third from memory in each vpmaddwd keeps the
+ * reduction at 10 loads per k-step, bound by vpmaddwd (2 per cycle).
+ * Tuned for Zen 3 (-march=znver3, i.e. native there) GCC 12 folds all
+ * three into every vpmaddwd, 16 loads per step where 2 per cycle issue,
+ * and MobileNetV1's int8 pointwise layers ran 9-18% slower than at
+ * -mtune=generic; the empty asm (O2H_IPIN) keeps x[0] and x[1] in
+ * registers whatever the tuning. */
 typedef __m256i o2h_iacc;
 typedef __m256i o2h_ix;
 typedef __m256i o2h_iw;
 #define O2H_ISET1(b) _mm256_set1_epi32(b)
 #define O2H_IXLOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define O2H_I8_XPIN 2
+#define O2H_IPIN(v) __asm__("" : "+x"(v))
 #define O2H_IWLOAD(p) _mm256_set1_epi32(o2h_i8_word(p))
 #define O2H_IDOT(a, x, w) _mm256_add_epi32((a), _mm256_madd_epi16((x), (w)))
 #define O2H_ISTORE(p, a) _mm256_storeu_si256((__m256i *)(void *)(p), (a))
@@ -202,6 +213,10 @@ typedef int16_t o2h_iw;
 #define O2H_IWLOAD(p) o2h_i8_half(p)
 #define O2H_IDOT(a, x, w) vmlal_n_s16((a), (x), (w))
 #define O2H_ISTORE(p, a) vst1q_s32((p), (a))
+#endif
+#ifndef O2H_I8_XPIN
+#define O2H_I8_XPIN 0 /* how many of a tile's x vectors O2H_IPIN holds in registers */
+#define O2H_IPIN(v) ((void)0)
 #endif
 
 #if O2H_I8 != O2H_I8_PLAIN
