@@ -449,6 +449,31 @@ static void test_depthwise_vrows_s2(void)
     run_every_act("depthwise-vrows-s2-act", &cs[19], 1);
 }
 
+/* 5x5 stride 2 with outputs over two vectors (AVX: the split rows,
+ * o2h_dwe5_ok): left pads 2 and 1 (TF), top pads 0 to 4, even and odd
+ * widths, rows of 3 to 9 output vectors (one, two and three chunks of up
+ * to four), tall planes wrapping the ring, batches; and the neighbours
+ * that stay with other forms (outputs of 16 and 7). */
+static void test_depthwise_split5(void)
+{
+    ConvCase cs[] = {
+        {1, 3, 56, 56, 3, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3},     /* 56 -> 28 */
+        {2, 2, 12, 56, 2, 5, 5, 2, 2, 1, 1, 1, 1, 2, 2, 2},     /* TF pads */
+        {1, 3, 9, 35, 3, 5, 5, 2, 2, 1, 1, 0, 2, 4, 4, 3},      /* WO = 19 (past the row), top pad 0 */
+        {1, 2, 11, 35, 2, 5, 5, 2, 2, 1, 1, 4, 1, 0, 1, 2},     /* WO = 17, top pad 4 */
+        {1, 2, 7, 80, 2, 5, 5, 2, 2, 1, 1, 3, 2, 1, 2, 2},      /* WO = 40: chunks of 4 and 1 */
+        {1, 2, 5, 129, 2, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 2},     /* WO = 65: 4, 4, 1 */
+        {1, 2, 6, 98, 2, 5, 5, 2, 2, 1, 1, 2, 1, 2, 2, 2},      /* WO = 49, left pad 1 */
+        {1, 2, 45, 40, 2, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 2},     /* tall: the ring wraps */
+        {1, 3, 32, 32, 3, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3},     /* WO = 16 */
+        {1, 3, 14, 14, 3, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3},     /* 14 -> 7 */
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+        run_all_epilogues("depthwise-split5", &cs[i]);
+    run_every_act("depthwise-split5-act", &cs[0], 1);
+    run_every_act("depthwise-split5-act", &cs[3], 0);
+}
+
 /* Outputs at most half a vector wide (5 to 8 columns) on inputs up to 16
  * wide: with AVX-512 the two-channels-a-vector kernel, elsewhere the same
  * cases on the other paths. Odd channel counts and single planes (the
@@ -569,6 +594,7 @@ int main(void)
     test_depthwise_lanes();
     test_depthwise_rows();
     test_depthwise_vrows();
+    test_depthwise_split5();
     test_depthwise_vrows_s2();
     test_depthwise_pairs();
     test_smallc();
