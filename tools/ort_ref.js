@@ -7,14 +7,20 @@
 //            [--input NAME DTYPE:D0,D1,... FILE]...   (DTYPE: float32, int64, ...)
 //            [--output NAME FILE]...                  (default: every output to stdout summary)
 //   An empty NAME ("") means the input or output at that position.
-//            [--threads N] [--time RUNS] [--profile RUNS]
+//            [--threads N] [--time RUNS] [--profile RUNS] [--opt LEVEL]
 // Files are raw little-endian data. With --time, prints one JSON line
 // {"median_ms": ..., "min_ms": ..., "cpu_median_ms": ...} over RUNS runs after
 // the first (cpu: user + system time of the process). With --profile, ONNX
 // Runtime's own profiler times RUNS more runs and each node's median is printed
 // as the generated program's `model --profile` prints its layers: a row per
 // node (kind as `onnx2hls inspect` names it: pwconv, dwconv, conv, fc ...),
-// sums by kind, then sum_ms.
+// sums by kind, then sum_ms. --opt sets ONNX Runtime's graph optimization
+// level (disabled, basic, extended, all; default all). A QDQ model's meaning
+// is its DequantizeLinear / QuantizeLinear pairs around float ops, and
+// `basic` keeps them; from `extended` on ONNX Runtime fuses them into its
+// integer kernels, whose u8 x s8 products on x86-64 without VNNI
+// (vpmaddubsw) saturate 16-bit pair sums: on a Zen 3 the fused run of a
+// sample's int8 QDQ export read up to 37 LSB off the unfused one.
 // Needs onnxruntime-node on NODE_PATH (npm install --ignore-scripts onnxruntime-node@1.30.0).
 'use strict';
 const fs = require('fs');
@@ -27,7 +33,7 @@ const ARRAYS = {
 const ORT_TYPES = { float64: 'float64', bool: 'bool' };
 
 function parseArgs(argv) {
-  const a = { model: null, inputs: [], outputs: [], threads: 1, runs: 0, profile: 0 };
+  const a = { model: null, inputs: [], outputs: [], threads: 1, runs: 0, profile: 0, opt: 'all' };
   for (let i = 0; i < argv.length; i++) {
     const s = argv[i];
     if (s === '--input') {
@@ -42,6 +48,10 @@ function parseArgs(argv) {
       a.runs = Number(argv[++i]);
     } else if (s === '--profile') {
       a.profile = Number(argv[++i]);
+    } else if (s === '--opt') {
+      a.opt = argv[++i];
+      if (!['disabled', 'basic', 'extended', 'all'].includes(a.opt))
+        throw new Error(`--opt ${a.opt}: one of disabled, basic, extended, all`);
     } else if (!a.model) {
       a.model = s;
     } else {
@@ -123,7 +133,7 @@ async function profileRuns(ort, a, feeds) {
   const dir = fs.mkdtempSync(require('path').join(require('os').tmpdir(), 'ort_profile-'));
   try {
     const s = await ort.InferenceSession.create(a.model, {
-      intraOpNumThreads: a.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+      intraOpNumThreads: a.threads, interOpNumThreads: 1, graphOptimizationLevel: a.opt,
       logSeverityLevel: 3, enableProfiling: true, profileFilePrefix: `${dir}/p`,
     });
     for (let i = 0; i <= a.profile; i++) await s.run(feeds);
@@ -140,7 +150,7 @@ async function profileRuns(ort, a, feeds) {
   const ort = require('onnxruntime-node');
   const a = parseArgs(process.argv.slice(2));
   const s = await ort.InferenceSession.create(a.model, {
-    intraOpNumThreads: a.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+    intraOpNumThreads: a.threads, interOpNumThreads: 1, graphOptimizationLevel: a.opt,
     logSeverityLevel: 3,
   });
   const feeds = {};

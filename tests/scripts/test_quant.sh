@@ -139,7 +139,9 @@ if [ -n "$np" ] && [ -d "$np/onnxruntime-node" ] && command -v node > /dev/null;
     for md in mobilenet_tiny:1,3,32,32 resnet_tiny:1,3,64,64 effnet_tiny:1,3,32,32; do
         m=${md%%:*} dims=${md#*:}
         scale=$(sed -n "s/^quantize: output .* = (q - .*) \* \([0-9.e+-]*\) .*/\1/p" "$work/$m-q.log" | head -1)
-        NODE_PATH=$np node "$src/tools/ort_ref.js" "$work/$m-q/model.qdq.onnx" \
+        # --opt basic: the QDQ pairs as written, not ONNX Runtime's fused integer
+        # kernels, which saturate on x86-64 without VNNI (tools/ort_ref.js)
+        NODE_PATH=$np node "$src/tools/ort_ref.js" "$work/$m-q/model.qdq.onnx" --opt basic \
             --input "" "float32:$dims" "$samples/$m.in.f32" --output "" "$work/$m-ort.f32" > /dev/null 2>&1
         r=$(node -e '
             const fs = require("fs");
