@@ -1688,6 +1688,13 @@ O2H_INLINE void o2h_dwe_split(const float *r, int w, int nq, float *o, float *e)
     }
 }
 
+/* Input column 2c + d of a split row: its odd half o or even half e at
+ * c + (d >> 1), d constant after inlining. */
+O2H_INLINE const float *o2h_dwe_at(const float *o, const float *e, int c, int d)
+{
+    return (d & 1 ? o : e) + c + (d >> 1);
+}
+
 /* Output row at offset off from the split rows o[3], e[3] (pl constant
  * after inlining); taps summed in o2h_dwm2_vec's order. (Two output rows
  * at a time, sharing the row between them, spill and are 1.1x slower.) */
@@ -1699,7 +1706,7 @@ O2H_INLINE void o2h_dwe_row(const O2hDwr *g, int pl, const float *const *o, cons
         for (int kh = 0; kh < 3; kh++)
             for (int kw = 0; kw < 3; kw++) {
                 int d = kw - pl;
-                o2h_vf t = wt[kh * 3 + kw] * o2h_vload(d & 1 ? o[kh] + c + (d >> 1) : e[kh] + c + (d >> 1));
+                o2h_vf t = wt[kh * 3 + kw] * o2h_vload(o2h_dwe_at(o[kh], e[kh], c, d));
                 if (kh & 1)
                     acc2 += t;
                 else
@@ -1721,8 +1728,7 @@ O2H_INLINE void o2h_dwe5_vecs(const O2hDwr *g, int n, int pl, const float *const
         acc[v] = o2h_vset1(b), acc2[v] = (o2h_vf){0};
     for (int kh = 0; kh < 5; kh++)
         for (int kw = 0; kw < 5; kw++) {
-            int d = kw - pl;
-            const float *s = (d & 1 ? o[kh] : e[kh]) + c0 + (d >> 1);
+            const float *s = o2h_dwe_at(o[kh], e[kh], c0, kw - pl);
             o2h_vf wv = o2h_vset1(wf[kh * 5 + kw]);
             for (int v = 0; v < n; v++) {
                 if (kh & 1)
@@ -1802,7 +1808,7 @@ static void o2h_dwe_any(const O2hConv2d *p, O2hDwr g, O2hDwRun r, float *zrow)
  * the pads; up to four output vectors share each weight's broadcast
  * (o2h_dwe5_vecs). Before, these went through the phase planes and the
  * flat loop. MnasNet at x86-64-v3 on a Zen 3 (model --profile, min of 3):
- * 72x56x56 -> 28x28 0.143 -> 0.100 ms; on 28 -> 14 it was no faster
+ * 72x56x56 -> 28x28 0.143 -> 0.096-0.100 ms; on 28 -> 14 it was no faster
  * (0.108 -> 0.105) and on 14 -> 7 slower (0.076 -> 0.099, one vector a
  * row leaves the FMA chains too few), so those keep the other forms. */
 static int o2h_dwe5_ok(const O2hConv2d *p)
@@ -2016,7 +2022,7 @@ static void o2h_conv_depthwise(const O2hConv2d *p, const float *x, const float *
 #if defined(__AVX__) && !defined(__AVX512F__)
     if (!o2h_dwr_ok(p) && o2h_dwm2_ok(p))
         kern = p->WO > 2 * O2H_VL ? o2h_dwe_any : o2h_dwm2_any;
-    else if (!o2h_dwr_ok(p) && o2h_dwe5_ok(p))
+    else if (o2h_dwe5_ok(p))   /* inputs wider than a vector: never o2h_dwr_ok */
         kern = o2h_dwe_any;
 #endif
     if (kern) {
