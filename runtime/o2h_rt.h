@@ -254,6 +254,9 @@ double o2h_cpu_ms(void);   /* CPU time of the process */
 void o2h_advise_huge(void *p, size_t bytes);
 /* The whole 2 MB pages inside [p, p + bytes): bytes from *lo (0: none). */
 size_t o2h_huge_span(const void *p, size_t bytes, uintptr_t *lo);
+/* Bytes of L2 cache per core as the C library reports it (glibc reads it
+ * from CPUID at start; 0: unknown). */
+long o2h_l2_bytes(void);
 
 #ifdef __cplusplus
 }

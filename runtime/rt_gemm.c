@@ -611,19 +611,29 @@ static int o2h_is_tail_cols(const O2hMatB *B, int nr)
 
 /* Whether an AVX2 build copies B's K blocks into contiguous tiles: a
  * 6x16 tile reads one 64-byte line per B row, and read in place those
- * lines lie a feature map apart. Measured on Zen 4 (x86-64-v3, one thread,
- * each pointwise conv of MobileNetV1/V2 and MnasNet in its program, input
- * fresh from the layer before): copied, 7x7 maps ran 3-14% faster (128 or
- * more output channels) and 14x14 maps 1-4% faster with 384 or more;
- * 14x14 maps with 64-96 channels ran 4-21% slower, and 28x28 to 112x112
- * maps, whose rows are long enough for the prefetcher, 0-12% slower
- * (K = 8 17% slower even in cold caches). AVX-512's 48-column tiles read
- * three lines per row and ran 0-15% slower copied, so other builds read B
- * in place. */
+ * lines lie a feature map apart. Measured on Zen 4 (1 MB of L2 per core;
+ * x86-64-v3, one thread, each pointwise conv of MobileNetV1/V2 and MnasNet
+ * in its program, input fresh from the layer before): copied, 7x7 maps ran
+ * 3-14% faster (128 or more output channels) and 14x14 maps 1-4% faster
+ * with 384 or more; 14x14 maps with 64-96 channels ran 4-21% slower, and
+ * 28x28 to 112x112 maps, whose rows are long enough for the prefetcher,
+ * 0-12% slower (K = 8 17% slower even in cold caches). On Zen 3 (512 KB of
+ * L2, where a 256 KB C block and a B block of up to 256 KB fill it) the
+ * large maps with 128 or more output channels ran 2-9% faster copied
+ * (MobileNetV1 64->128 @56x56 to 256->256 @28x28, MobileNetV2 24->144
+ * @56x56, EfficientNet-B0 40->240 @28x28; the same alternated in one
+ * process), while 40-72 channels ran 0-8% slower; so large maps are copied
+ * where L2 is 512 KB or less. AVX-512's 48-column tiles read three lines per
+ * row and ran 0-15% slower copied, so other builds read B in place. */
 static int o2h_bpack_wanted(int M, int K, ptrdiff_t ldb)
 {
 #if O2H_VEC && O2H_VL == 8
-    return M >= 128 && K >= 16 && ldb < 256;
+    if (M < 128 || K < 16)
+        return 0;
+    if (ldb < 256)
+        return 1;
+    long l2 = o2h_l2_bytes();
+    return l2 > 0 && l2 <= 512 * 1024;
 #else
     (void)M, (void)K, (void)ldb;
     return 0;

@@ -1,5 +1,7 @@
-/* rt_pages.c - asks the OS to back the generated program's large buffers
- * (activation arena, weight pool, weight file) with huge pages.
+/* rt_pages.c - what the runtime asks the OS about memory: huge pages for
+ * the generated program's large buffers (activation arena, weight pool,
+ * weight file), and the size of the L2 cache the GEMM sizes its B layout by
+ * (o2h_l2_bytes, see o2h_bpack_wanted in rt_gemm.c).
  *
  * Why: the kernels read NCHW planes row by row across channels, so a
  * pointwise conv's tile touches a new 4 KB page at every input row, and the
@@ -20,6 +22,7 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 /* Size of a transparent huge page on x86-64 and on arm64 with 4 KB pages. */
@@ -45,5 +48,15 @@ void o2h_advise_huge(void *p, size_t bytes)
         (void)madvise((void *)lo, n, MADV_HUGEPAGE);
 #else
     (void)n;
+#endif
+}
+
+long o2h_l2_bytes(void)
+{
+#if defined(__linux__) && defined(_SC_LEVEL2_CACHE_SIZE)
+    long b = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return b > 0 ? b : 0;
+#else
+    return 0;
 #endif
 }

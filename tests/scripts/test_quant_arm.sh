@@ -9,7 +9,7 @@ set -u
 src=$2 build=$3
 fail=0
 srcs=("$src/tests/unit/test_rt_int.c" "$src"/runtime/rt_int_*.c)
-helpers=("$src"/runtime/rt_conv.c "$src"/runtime/rt_gemm.c "$src"/runtime/rt_unary.c)
+helpers=("$src"/runtime/rt_conv.c "$src"/runtime/rt_gemm.c "$src"/runtime/rt_pages.c "$src"/runtime/rt_unary.c)
 inc=(-I"$src" -I"$src/tests" -I"$src/runtime")
 cc_arm=${O2H_CROSS_CC:-aarch64-linux-gnu-gcc} qemu=${O2H_QEMU:-qemu-aarch64}
 if command -v "$cc_arm" > /dev/null && command -v "$qemu" > /dev/null; then

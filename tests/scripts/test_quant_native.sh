@@ -18,7 +18,7 @@ cc=${CC:-cc}
 command -v "$cc" > /dev/null || { echo "no C compiler: skipped"; exit 77; }
 fail=0 ran=0
 srcs=("$src/tests/unit/test_rt_int.c" "$src"/runtime/rt_int_*.c)
-helpers=("$src"/runtime/rt_conv.c "$src"/runtime/rt_gemm.c "$src"/runtime/rt_unary.c)
+helpers=("$src"/runtime/rt_conv.c "$src"/runtime/rt_gemm.c "$src"/runtime/rt_pages.c "$src"/runtime/rt_unary.c)
 inc=(-I"$src" -I"$src/tests" -I"$src/runtime")
 # the CPU flags each kind needs: a program that runs proves nothing about
 # instructions it does not contain (an AVX-VNNI build of an empty main runs

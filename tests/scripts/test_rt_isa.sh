@@ -66,10 +66,10 @@ fi
 if command -v clang > /dev/null && runnable clang -march=x86-64-v3 "${san[@]}"; then
     # the float conv the int8 depthwise runs its taps through, uninstrumented: clang takes
     # minutes to build rt_gemm.c with the sanitizers (gcc tests it above)
-    helpers=("$src"/runtime/rt_conv.c "$src"/runtime/rt_gemm.c "$src"/runtime/rt_unary.c)
+    helpers=("$src"/runtime/rt_conv.c "$src"/runtime/rt_gemm.c "$src"/runtime/rt_pages.c "$src"/runtime/rt_unary.c)
     if (cd "$work" && clang -std=c11 -O1 -march=x86-64-v3 -D_GNU_SOURCE -I"$src" -I"$src/runtime" -c "${helpers[@]}") &&
         clang -std=c11 -O1 -march=x86-64-v3 "${san[@]}" "${inc[@]}" "$src/tests/unit/test_rt_int.c" \
-        "$src"/runtime/rt_int_*.c "$work"/rt_{conv,gemm,unary}.o -lm -o "$work/test_rt_int_clang" && "$work/test_rt_int_clang" > "$work/test_rt_int_clang.log" 2>&1; then
+        "$src"/runtime/rt_int_*.c "$work"/rt_{conv,gemm,pages,unary}.o -lm -o "$work/test_rt_int_clang" && "$work/test_rt_int_clang" > "$work/test_rt_int_clang.log" 2>&1; then
         echo "ok   integer kernels, clang -march=x86-64-v3: $(tail -1 "$work/test_rt_int_clang.log")"
     else
         tail -20 "$work/test_rt_int_clang.log" 2> /dev/null; echo "FAIL integer kernels, clang -march=x86-64-v3"; fail=1

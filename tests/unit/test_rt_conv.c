@@ -225,10 +225,11 @@ static void test_fewpix(void)
 }
 
 /* Pointwise convs that AVX2 builds run on B copied into contiguous tiles
- * per K block (128 or more channels, maps under 16x16; see
- * o2h_bpack_wanted): a ragged last tile zero-padded in the copy, K blocks,
- * two column blocks with a column tail left in place, batch and groups.
- * Other builds take the in-place paths on the same cases. */
+ * per K block (128 or more channels, maps under 16x16, and larger maps
+ * where L2 is 512 KB or less; see o2h_bpack_wanted): a ragged last tile
+ * zero-padded in the copy, K blocks, two column blocks with a column tail
+ * left in place, batch and groups. Other builds and machines take the
+ * in-place paths on the same cases. */
 static void test_bpack(void)
 {
     ConvCase cs[] = {
@@ -236,6 +237,8 @@ static void test_bpack(void)
         {1, 300, 9, 9, 130, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},   /* K blocks, 81 = 80 + 1 */
         {2, 24, 6, 6, 200, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},    /* 36 = 32 + 4 */
         {1, 32, 7, 7, 256, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2},    /* groups of 128 */
+        {1, 24, 17, 17, 144, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* large: 289 = 288 + 1 */
+        {1, 40, 18, 18, 256, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* blocks of 256, then 68 */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("bpack", &cs[i]);
