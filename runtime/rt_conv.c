@@ -791,7 +791,29 @@ static size_t o2h_dwl_floats(const O2hConv2d *p, int vl)
 
 #if O2H_VEC
 /* r[0..VL) (row i = lane block i) transposed in place: log2(VL) rounds of
- * interleaving row i with row i + VL/2. */
+ * interleaving row i with row i + VL/2. With AVX (8x8) the 24 shuffles
+ * are spelled out: unpack pairs of rows, shuffle pairs of those, and swap
+ * 128-bit halves last; the generic rounds cross the halves in every round. */
+#if defined(__AVX__) && O2H_VL == 8
+O2H_INLINE void o2h_vtranspose(o2h_vf *r)
+{
+    __m256 t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++) {
+        u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+        u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xee);
+        u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xee);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+        r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+    }
+}
+#else
 O2H_INLINE void o2h_vtranspose(o2h_vf *r)
 {
     for (int round = 1; round < O2H_VL; round *= 2) {
@@ -804,37 +826,42 @@ O2H_INLINE void o2h_vtranspose(o2h_vf *r)
             r[i] = t[i];
     }
 }
+#endif
+
+/* Columns [iw, iw + VL) of input row ih of planes x[0..nc) transposed into
+ * d[0..n) (n <= VL pixels of VL channels); lanes >= nc get zero. The loads
+ * may run on into the next row, never past the plane. */
+O2H_INLINE void o2h_dwl_block(const float *x, int nc, size_t hw, size_t at, int n, float *d)
+{
+    o2h_vf r[O2H_VL];
+    for (int l = 0; l < O2H_VL; l++)
+        r[l] = l < nc ? o2h_vload(x + (size_t)l * hw + at) : (o2h_vf){0};
+    o2h_vtranspose(r);
+    for (int k = 0; k < n; k++)
+        o2h_vstore(d + (size_t)k * O2H_VL, r[k]);
+}
 
 /* Input planes x[0..nc) (hw floats apart) into the padded buffer xb
- * (wp columns of VL floats; pads stay zero, lanes >= nc get zero). */
+ * (wp columns of VL floats; pads stay zero, lanes >= nc get zero), row by
+ * row: VL columns at a time, a ragged end of a row by one more block read
+ * on into the next row, and only the plane's last VL - 1 floats one by one. */
 static void o2h_dwl_fill(const O2hConv2d *p, const float *x, int nc, int hp, int wp, float *xb)
 {
-    int hw = p->H * p->W, ih = 0, iw = 0;
-    int p0 = 0;
-    for (; p0 + O2H_VL <= hw; p0 += O2H_VL) {
-        o2h_vf r[O2H_VL];
-        for (int l = 0; l < O2H_VL; l++)
-            r[l] = l < nc ? o2h_vload(x + (size_t)l * hw + p0) : (o2h_vf){0};
-        o2h_vtranspose(r);
-        for (int k = 0; k < O2H_VL; k++) {
-            if (ih + p->PT < hp && iw + p->PL < wp)
-                o2h_vstore(xb + ((size_t)(ih + p->PT) * wp + iw + p->PL) * O2H_VL, r[k]);
-            if (++iw == p->W) {
-                iw = 0;
-                ih++;
-            }
+    size_t hw = (size_t)p->H * p->W;
+    int hn = p->H < hp - p->PT ? p->H : hp - p->PT, wn = p->W < wp - p->PL ? p->W : wp - p->PL;
+    for (int ih = 0; ih < hn; ih++) {
+        float *d = xb + ((size_t)(ih + p->PT) * wp + p->PL) * O2H_VL;
+        size_t at = (size_t)ih * p->W;
+        int iw = 0;
+        for (; iw + O2H_VL <= wn; iw += O2H_VL)
+            o2h_dwl_block(x, nc, hw, at + iw, O2H_VL, d + (size_t)iw * O2H_VL);
+        if (iw < wn && at + iw + O2H_VL <= hw) {
+            o2h_dwl_block(x, nc, hw, at + iw, wn - iw, d + (size_t)iw * O2H_VL);
+            continue;
         }
-    }
-    for (; p0 < hw; p0++) {
-        if (ih + p->PT < hp && iw + p->PL < wp) {
-            float *d = xb + ((size_t)(ih + p->PT) * wp + iw + p->PL) * O2H_VL;
+        for (; iw < wn; iw++)
             for (int l = 0; l < O2H_VL; l++)
-                d[l] = l < nc ? x[(size_t)l * hw + p0] : 0.0f;
-        }
-        if (++iw == p->W) {
-            iw = 0;
-            ih++;
-        }
+                d[(size_t)iw * O2H_VL + l] = l < nc ? x[(size_t)l * hw + at + iw] : 0.0f;
     }
 }
 
@@ -879,23 +906,22 @@ O2H_INLINE void o2h_dwl_compute(const O2hConv2d *p, int k, int s, int wp, const 
 }
 
 /* Output pixels ob ([pixel][VL]) back into planes y[0..nc) with the
- * residual and (vact) the activation in registers. */
-static void o2h_dwl_store(const O2hConv2d *p, const float *ob, int nc, const float *res,
-                          const O2hEpilogue *ev, float *y)
+ * residual and (ev) the activation in registers, its kind k constant
+ * after inlining. */
+O2H_INLINE void o2h_dwl_store_as(const O2hConv2d *p, const float *ob, int nc, const float *res,
+                                 const O2hEpilogue *ev, O2hActKind k, float *y)
 {
     int hwo = p->HO * p->WO, p0 = 0;
     for (; p0 + O2H_VL <= hwo; p0 += O2H_VL) {
         o2h_vf r[O2H_VL];
-        for (int k = 0; k < O2H_VL; k++)
-            r[k] = o2h_vload(ob + (size_t)(p0 + k) * O2H_VL);
+        for (int q = 0; q < O2H_VL; q++)
+            r[q] = o2h_vload(ob + (size_t)(p0 + q) * O2H_VL);
         o2h_vtranspose(r);
         for (int l = 0; l < nc; l++) {
             o2h_vf v = r[l];
             if (res)
                 v += o2h_vload(res + (size_t)l * hwo + p0);
-            if (ev)
-                v = o2h_vact(ev, v);
-            o2h_vstore(y + (size_t)l * hwo + p0, v);
+            o2h_vstore(y + (size_t)l * hwo + p0, o2h_vact_as(k, ev, v));
         }
     }
     if (p0 == hwo)
@@ -905,9 +931,22 @@ static void o2h_dwl_store(const O2hConv2d *p, const float *ob, int nc, const flo
         float t[O2H_VL] = {0};
         for (int q = 0; q < m; q++)
             t[q] = ob[(size_t)(p0 + q) * O2H_VL + l] + (res ? res[(size_t)l * hwo + p0 + q] : 0.0f);
-        if (ev)
-            o2h_vstore(t, o2h_vact(ev, o2h_vload(t)));
+        o2h_vstore(t, o2h_vact_as(k, ev, o2h_vload(t)));
         memcpy(y + (size_t)l * hwo + p0, t, (size_t)m * sizeof *t);
+    }
+}
+
+/* The store compiled for the common kinds (one switch per group of
+ * channels, not one per vector). */
+static void o2h_dwl_store(const O2hConv2d *p, const float *ob, int nc, const float *res,
+                          const O2hEpilogue *ev, float *y)
+{
+    switch (ev ? ev->act : O2H_ACT_NONE) {
+    case O2H_ACT_NONE: o2h_dwl_store_as(p, ob, nc, res, ev, O2H_ACT_NONE, y); return;
+    case O2H_ACT_RELU: o2h_dwl_store_as(p, ob, nc, res, ev, O2H_ACT_RELU, y); return;
+    case O2H_ACT_CLIP: o2h_dwl_store_as(p, ob, nc, res, ev, O2H_ACT_CLIP, y); return;
+    case O2H_ACT_SILU: o2h_dwl_store_as(p, ob, nc, res, ev, O2H_ACT_SILU, y); return;
+    default: o2h_dwl_store_as(p, ob, nc, res, ev, ev->act, y); return;
     }
 }
 

@@ -204,10 +204,12 @@ O2H_INLINE int o2h_vact_ok(O2hActKind k)
            k == O2H_ACT_HARD_SIGMOID || k == O2H_ACT_HARD_SWISH || k == O2H_ACT_SILU;
 }
 
-O2H_INLINE o2h_vf o2h_vact(const O2hEpilogue *e, o2h_vf x)
+/* o2h_vact with the kind k given apart: a constant k folds the switch
+ * away, so a loop can be compiled once per kind. */
+O2H_INLINE o2h_vf o2h_vact_as(O2hActKind k, const O2hEpilogue *e, o2h_vf x)
 {
     o2h_vf zero = {0}, one = o2h_vset1(1.0f);
-    switch (e->act) {
+    switch (k) {
     case O2H_ACT_RELU: return o2h_vmax(x, zero);
     case O2H_ACT_CLIP: return o2h_vmin(o2h_vmax(x, o2h_vset1(e->alpha)), o2h_vset1(e->beta));
     case O2H_ACT_LEAKY_RELU: return o2h_vselect(x < zero, x * e->alpha, x);
@@ -219,6 +221,8 @@ O2H_INLINE o2h_vf o2h_vact(const O2hEpilogue *e, o2h_vf x)
     default: return x;
     }
 }
+
+O2H_INLINE o2h_vf o2h_vact(const O2hEpilogue *e, o2h_vf x) { return o2h_vact_as(e->act, e, x); }
 #endif
 
 /* Epilogue of one GEMM output tile, in this order:

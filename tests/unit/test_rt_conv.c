@@ -335,6 +335,7 @@ static void test_depthwise_lanes(void)
         {1, 37, 28, 28, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37},  /* 28x28 */
         {1, 19, 28, 28, 19, 5, 5, 2, 2, 1, 1, 1, 1, 2, 2, 19},  /* 28x28 k5 s2, TF pads */
         {1, 18, 20, 25, 18, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 18},  /* 20x25 */
+        {1, 12, 16, 16, 12, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 12},  /* last row, column unread */
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
         run_all_epilogues("depthwise-lanes", &cs[i]);
