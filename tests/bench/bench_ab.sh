@@ -20,7 +20,7 @@
 #   RUNTIME_A, RUNTIME_B, CC=cc; no INPUT: the same pseudo-random floats for both)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-[ $# -ge 3 ] || { sed -n '2,22p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,20p' "$0"; exit 2; }
 bin_a=$1 bin_b=$2 model=$3 input=${4:--}
 arch=${ARCH:-native} prec=${PREC:-float} rounds=${ROUNDS:-200} modes=${MODES:-model program}
 cc=${CC:-cc}
