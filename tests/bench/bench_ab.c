@@ -165,8 +165,8 @@ static void ab_layers(const AbIo *io, int rounds, double *ta, double *tb, double
 /* Whole inferences layer by layer: A's and B's in turn. */
 static void ab_program(const AbIo *io, int rounds, double *rr)
 {
-    double *la = ab_alloc(sizeof(double) * (size_t)(AB_LAYERS > 0 ? AB_LAYERS : 1) * rounds);
-    double *lb = ab_alloc(sizeof(double) * (size_t)(AB_LAYERS > 0 ? AB_LAYERS : 1) * rounds);
+    double *la = ab_alloc(sizeof(double) * (size_t)AB_LAYERS * rounds);
+    double *lb = ab_alloc(sizeof(double) * (size_t)AB_LAYERS * rounds);
     for (int r = 0; r < rounds; r++)
         for (int h = 0; h < 2; h++) {
             int b = (r + h) & 1;
